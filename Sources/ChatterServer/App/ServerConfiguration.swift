@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+
+/// Everything an operator can set. Defaults make `swift run chatterd` work with no flags; each field can be
+/// set from the environment (`CHATTERD_*`) and overridden by a flag (see the README's table).
+public struct ServerConfiguration: Sendable {
+    public enum Transport: Sendable, Equatable {
+        /// HTTPS with `chatterd.crt`/`chatterd.key` generated in the data directory on first start.
+        case developmentTLS
+        /// HTTPS with the operator's certificate chain and key (PEM files).
+        case tls(certificatePath: String, keyPath: String)
+        /// Plain HTTP, for running behind a TLS-terminating proxy.
+        case http
+    }
+
+    public var dataDirectory = "chatterd-data"
+    public var bindAddress = "127.0.0.1"
+    public var port = 8443
+    /// Extra names (DNS names or IP addresses) the development certificate must cover.
+    public var hostnames: [String] = []
+    public var transport = Transport.developmentTLS
+    public var googleClientIDs: [String] = []
+    public var googleJWKSURL = IdentityProvider.googleJWKSURL
+    /// How long a chatterID is valid, in seconds. It does not follow the ID token's own `exp` (about an
+    /// hour for Google): the ID token is checked once at sign-in and never extends a session.
+    public var sessionLifetime: Double = 24 * 3600
+    public var allowAnonymousPosting = false
+    public var logLevel = Logger.Level.info
+
+    public init() {}
+
+    public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("chatterd.sqlite") }
+
+    /// Applies the `CHATTERD_*` variables that are set; invalid values are reported, not ignored.
+    public mutating func apply(environment env: [String: String]) throws {
+        func value(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let v = value("CHATTERD_DATA_DIR") { dataDirectory = v }
+        if let v = value("CHATTERD_BIND") { bindAddress = v }
+        if let v = value("CHATTERD_PORT") { port = try Self.parse(Int.init, v, "CHATTERD_PORT") }
+        if let v = value("CHATTERD_HOSTS") { hostnames = Self.list(v) }
+        if let v = value("CHATTERD_GOOGLE_CLIENT_IDS") { googleClientIDs = Self.list(v) }
+        if let v = value("CHATTERD_GOOGLE_JWKS_URL") { googleJWKSURL = v }
+        if let v = value("CHATTERD_SESSION_LIFETIME") { sessionLifetime = try Self.parse(Double.init, v, "CHATTERD_SESSION_LIFETIME") }
+        if let v = value("CHATTERD_ALLOW_ANONYMOUS_POSTING") { allowAnonymousPosting = try Self.flag(v, "CHATTERD_ALLOW_ANONYMOUS_POSTING") }
+        if let v = value("CHATTERD_LOG_LEVEL") { logLevel = try Self.parse(Logger.Level.init(rawValue:), v, "CHATTERD_LOG_LEVEL") }
+        let cert = value("CHATTERD_TLS_CERT"), key = value("CHATTERD_TLS_KEY")
+        if let cert, let key { transport = .tls(certificatePath: cert, keyPath: key) }
+        if (cert == nil) != (key == nil) { throw ConfigurationError("set both CHATTERD_TLS_CERT and CHATTERD_TLS_KEY, or neither") }
+        if let v = value("CHATTERD_HTTP"), try Self.flag(v, "CHATTERD_HTTP") { transport = .http }
+    }
+
+    public func validate() throws {
+        guard (1...65535).contains(port) else { throw ConfigurationError("port \(port) is not between 1 and 65535") }
+        guard sessionLifetime >= 60 else { throw ConfigurationError("session lifetime must be at least 60 seconds") }
+    }
+
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func parse<T>(_ make: (String) -> T?, _ text: String, _ name: String) throws -> T {
+        guard let value = make(text) else { throw ConfigurationError("\(name)=\(text) is not valid") }
+        return value
+    }
+
+    static func flag(_ text: String, _ name: String) throws -> Bool {
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ConfigurationError("\(name)=\(text) is not a boolean (use 1 or 0)")
+        }
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

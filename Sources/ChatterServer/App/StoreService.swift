@@ -1,0 +1,26 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Owns the store for the server's lifetime: purges expired sessions periodically and closes the
+/// database after the HTTP server has drained (services stop in reverse order of start).
+struct StoreService: Service {
+    let store: any ChatterStore
+    let purgeInterval: Duration
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let purged = try await store.purgeExpiredSessions(at: now())
+                if purged > 0 { logger.info("purged expired sessions", metadata: ["count": "\(purged)"]) }
+            } catch {
+                logger.warning("session purge failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: purgeInterval) }
+        }
+        try await store.close()
+        logger.info("database closed")
+    }
+}

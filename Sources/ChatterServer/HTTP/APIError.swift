@@ -1,0 +1,43 @@
+import ChatterWire
+import Hummingbird
+
+/// An error answered to the client as a JSON `ErrorBody` with the given status.
+public struct APIError: Error, HTTPResponseError {
+    public var status: HTTPResponse.Status
+    public var body: ErrorBody
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, check: String? = nil, audience: [String]? = nil) {
+        self.status = status
+        self.body = ErrorBody(error: code, message: message, check: check, audience: audience)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        JSONResponse.make(body, status: status)
+    }
+
+    static func unprocessable(_ message: String) -> APIError { APIError(.unprocessableContent, "invalid_body", message) }
+    static func tooLong(_ message: String) -> APIError { APIError(.badRequest, "field_too_long", message) }
+    static let unknownSession = APIError(.unauthorized, "invalid_session", "Unknown chatterID: sign in again with /adduser.")
+    static let expiredSession = APIError(.unauthorized, "expired_session", "This chatterID has expired: sign in again with /adduser.")
+}
+
+/// Makes every error a JSON body: the router's 404s, oversized bodies, and anything unexpected (500,
+/// logged with the request id but never with the request's body or headers, which may carry secrets).
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as any HTTPResponseError {
+            let status = error.status
+            let message = (error as? HTTPError)?.body ?? status.reasonPhrase
+            let code = status == .contentTooLarge ? "body_too_large" : status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
+            let text = status == .contentTooLarge ? "The request body is larger than \(Limits.bodyBytes) bytes." : message
+            throw APIError(status, code, text)
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            throw APIError(.internalServerError, "internal", "chatterd could not complete the request; the error is in its log.")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ChatterWire
+import Foundation
+import Hummingbird
+
+enum JSONResponse {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        // Wire types always encode; a failure here is a programming error, not a client's.
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return make(bytes: ByteBuffer(bytes: data), status: status)
+    }
+
+    static func make(bytes: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: bytes))
+    }
+}
+
+extension Request {
+    /// Reads the body (up to the context's limit) and decodes it, turning every decoding failure into a 422
+    /// that names the field, so a client learns what to fix.
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: some RequestContext) async throws -> T {
+        let buffer = try await body.collect(upTo: context.maxUploadSize)
+        do {
+            return try JSONDecoder().decode(T.self, from: buffer)
+        } catch let error as DecodingError {
+            throw APIError.unprocessable(Self.describe(error))
+        } catch {
+            throw APIError.unprocessable("The body is not valid JSON.")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (last.map { [$0] } ?? [])
+            return keys.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "Missing field \"\(path(context, key))\"."
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return context.codingPath.isEmpty
+                ? "The body must be a JSON object."
+                : "Field \"\(path(context))\" must be a \(type == String.self ? "string" : "\(type)")."
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "The body is not valid JSON." : "Field \"\(path(context))\" is invalid."
+        @unknown default:
+            return "The body could not be decoded."
+        }
+    }
+}
+
+extension String {
+    /// Length as people count it (grapheme clusters), which is how limits are stated.
+    func exceeds(_ limit: Int) -> Bool { count > limit }
+}

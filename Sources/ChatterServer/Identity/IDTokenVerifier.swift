@@ -1,0 +1,187 @@
+import ExtrasBase64
+import Foundation
+import JWTKit
+
+/// Verifies OpenID Connect ID tokens locally against the provider's published keys.
+///
+/// The server and `chatterd check-token` both call `inspect`, so what the shell diagnoses is exactly
+/// what `/adduser` decides.
+public struct IDTokenVerifier: Sendable {
+    public let provider: IdentityProvider
+    public let keys: JWKSCache
+    let now: @Sendable () -> Date
+    /// Tolerated clock skew for `nbf` and `iat`. `exp` gets none: a token whose `exp` is now is expired.
+    public var leeway: Double
+
+    /// Header parameters that would let a token choose its own key; chatterd never follows them.
+    static let forbiddenHeaders = ["jku", "x5u", "jwk", "x5c", "crit"]
+    /// Real ID tokens are about 1 KiB; this bounds the work a hostile one can cause.
+    static let maximumTokenBytes = 16 * 1024
+
+    public init(provider: IdentityProvider, keys: JWKSCache, leeway: Double = 60, now: @escaping @Sendable () -> Date = Date.init) {
+        self.provider = provider
+        self.keys = keys
+        self.leeway = leeway
+        self.now = now
+    }
+
+    /// Verifies `token`; `clientID`, when given, must be one of the token's audiences as well as configured.
+    public func verify(_ token: String, clientID: String? = nil) async throws(TokenRejected) -> VerifiedIdentity {
+        let report = await inspect(token, clientID: clientID)
+        if let identity = report.identity { return identity }
+        let failure = report.firstFailure ?? CheckResult(.format, .fail, "token could not be checked")
+        throw TokenRejected(
+            check: failure.check, reason: failure.detail, audience: report.audience, keysUnavailable: report.keysUnavailable)
+    }
+
+    /// Runs every check and reports each one, continuing past failures where a later check still means
+    /// something (an expired token with a bad signature reports both).
+    public func inspect(_ token: String, clientID: String? = nil) async -> TokenReport {
+        var report = TokenReport(results: [], audience: [])
+        func record(_ check: TokenCheck, _ passed: Bool, _ detail: String) {
+            report.results.append(CheckResult(check, passed ? .pass : .fail, detail))
+        }
+        func skip(_ checks: [TokenCheck], _ detail: String) {
+            for check in checks { report.results.append(CheckResult(check, .skipped, detail)) }
+        }
+
+        // Format: three base64url segments whose first two are JSON objects.
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard token.utf8.count <= Self.maximumTokenBytes else {
+            record(.format, false, "token is \(token.utf8.count) bytes; at most \(Self.maximumTokenBytes) are accepted")
+            skip(Array(TokenCheck.allCases.dropFirst()), "token is malformed")
+            return report
+        }
+        guard segments.count == 3,
+            let header = Self.jsonObject(segments[0]),
+            let claimsData = Self.decodeSegment(segments[1]),
+            (try? JSONSerialization.jsonObject(with: claimsData)) is [String: Any],
+            let claims = try? JSONDecoder().decode(TokenClaims.self, from: claimsData)
+        else {
+            record(.format, false, "expected three base64url segments (header.payload.signature) with a JSON header and payload")
+            skip(Array(TokenCheck.allCases.dropFirst()), "token is malformed")
+            return report
+        }
+        record(.format, true, "header and payload decode")
+        report.headerJSON = Self.prettyJSON(Self.decodeSegment(segments[0]))
+        report.claimsJSON = Self.prettyJSON(claimsData)
+        report.audience = claims.aud ?? []
+        let instant = now()
+
+        // Algorithm: from the provider's allow-list only.
+        let alg = header["alg"] as? String
+        let allowed = provider.algorithms.sorted().joined(separator: ", ")
+        let algorithmOK = alg.map(provider.algorithms.contains) ?? false
+        record(.algorithm, algorithmOK,
+               algorithmOK ? "\(alg!) is allowed" : "alg \(alg.map { "\"\($0)\"" } ?? "missing") is not accepted for \(provider.name) (allowed: \(allowed))")
+
+        let forbidden = Self.forbiddenHeaders.filter { header[$0] != nil }
+        record(.header, forbidden.isEmpty,
+               forbidden.isEmpty ? "no key-selecting or critical headers" : "header carries \(forbidden.joined(separator: ", ")), which chatterd refuses")
+
+        // Key and signature.
+        var keySet: JWKSCache.KeySet?
+        if let kid = header["kid"] as? String, !kid.isEmpty {
+            switch await keys.keys(for: kid) {
+            case .found(let set):
+                keySet = set
+                record(.key, true, "kid \(kid) is one of \(provider.name)'s current keys")
+            case .unknownKid(let known):
+                record(.key, false, "kid \(kid) is not among \(provider.name)'s keys (\(known.sorted().joined(separator: ", ")))")
+            case .unavailable(let why):
+                report.keysUnavailable = true
+                record(.key, false, "\(provider.name)'s keys are unavailable: \(why)")
+            }
+        } else {
+            record(.key, false, "header has no kid")
+        }
+        if let keySet, algorithmOK, forbidden.isEmpty {
+            do {
+                _ = try await keySet.keys.verify(token, as: TokenClaims.self)
+                record(.signature, true, "signature verifies")
+            } catch {
+                record(.signature, false, "signature does not verify with the key it names")
+            }
+        } else {
+            skip([.signature], "no acceptable key to check the signature with")
+        }
+
+        // Claims.
+        let issuerOK = claims.iss.map(provider.issuers.contains) ?? false
+        record(.issuer, issuerOK,
+               issuerOK ? "iss \(claims.iss!)" : "iss \(claims.iss.map { "\"\($0)\"" } ?? "missing") is not \(provider.issuers.sorted().joined(separator: " or "))")
+
+        record(.audience, audienceCheck(claims, clientID: clientID).passed, audienceCheck(claims, clientID: clientID).detail)
+
+        if let exp = claims.exp {
+            let left = exp - instant.timeIntervalSince1970
+            record(.expiry, left > 0, left > 0 ? "expires in \(Int(left)) s" : "expired \(Int(-left)) s ago (exp \(Int(exp)))")
+        } else {
+            record(.expiry, false, "exp is missing")
+        }
+        if let nbf = claims.nbf {
+            let early = nbf - instant.timeIntervalSince1970
+            record(.notBefore, early <= leeway, early <= leeway ? "valid since nbf \(Int(nbf))" : "not valid for another \(Int(early)) s (nbf \(Int(nbf)))")
+        } else {
+            record(.notBefore, true, "no nbf")
+        }
+        if let iat = claims.iat {
+            let ahead = iat - instant.timeIntervalSince1970
+            record(.issuedAt, ahead <= leeway, ahead <= leeway ? "issued at \(Int(iat))" : "issued \(Int(ahead)) s in the future (iat \(Int(iat)))")
+        } else {
+            record(.issuedAt, false, "iat is missing")
+        }
+        let subjectOK = !(claims.sub ?? "").isEmpty
+        record(.subject, subjectOK, subjectOK ? "sub \(claims.sub!)" : "sub is missing")
+
+        if report.results.allSatisfy({ $0.outcome == .pass }), let iss = claims.iss, let sub = claims.sub {
+            report.identity = VerifiedIdentity(
+                issuer: iss, subject: sub, name: claims.name, email: claims.email,
+                emailVerified: claims.emailVerified ?? false, nonce: claims.nonce)
+        }
+        return report
+    }
+
+    private func audienceCheck(_ claims: TokenClaims, clientID: String?) -> (passed: Bool, detail: String) {
+        let seen = claims.aud ?? []
+        let shown = seen.isEmpty ? "no aud" : "aud \(seen.joined(separator: ", "))"
+        guard !provider.audiences.isEmpty else {
+            return (false, "no \(provider.name) client IDs are configured, so no token can be accepted (token has \(shown))")
+        }
+        let accepted = seen.filter(provider.audiences.contains)
+        guard !accepted.isEmpty else {
+            return (false, "token has \(shown), which is not a configured client ID")
+        }
+        if let clientID {
+            guard seen.contains(clientID) else {
+                return (false, "token has \(shown), but the request's clientID is \(clientID)")
+            }
+            guard provider.audiences.contains(clientID) else {
+                return (false, "clientID \(clientID) is not a configured client ID")
+            }
+        }
+        // With several audiences, OpenID Connect requires the authorized party to be one of ours.
+        if seen.count > 1, !(claims.azp.map(provider.audiences.contains) ?? false) {
+            return (false, "token has \(shown) and azp \(claims.azp ?? "missing"), which is not a configured client ID")
+        }
+        return (true, shown)
+    }
+
+    static func decodeSegment(_ segment: Substring) -> Data? {
+        guard let bytes = try? Base64.decode(string: String(segment), options: [.base64UrlAlphabet, .omitPaddingCharacter]) else {
+            return nil
+        }
+        return Data(bytes)
+    }
+
+    static func jsonObject(_ segment: Substring) -> [String: Any]? {
+        decodeSegment(segment).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+
+    static func prettyJSON(_ data: Data?) -> String? {
+        guard let data, let object = try? JSONSerialization.jsonObject(with: data),
+            let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        else { return nil }
+        return String(decoding: pretty, as: UTF8.self)
+    }
+}

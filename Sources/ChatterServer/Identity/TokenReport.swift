@@ -1,0 +1,65 @@
+/// The checks an ID token goes through, in the order they are reported.
+/// The raw values are the `check` field of a 401 body, so clients can tell the failures apart.
+public enum TokenCheck: String, Sendable, CaseIterable, Codable {
+    case format = "malformed"
+    case algorithm = "algorithm"
+    case header = "forbidden_header"
+    case key = "unknown_key"
+    case signature = "bad_signature"
+    case issuer = "wrong_issuer"
+    case audience = "wrong_audience"
+    case expiry = "expired"
+    case notBefore = "not_yet_valid"
+    case issuedAt = "issued_in_future"
+    case subject = "missing_subject"
+}
+
+/// One check's outcome. `detail` says why, in words a developer can act on.
+public struct CheckResult: Sendable, Equatable {
+    public enum Outcome: String, Sendable { case pass, fail, skipped }
+
+    public var check: TokenCheck
+    public var outcome: Outcome
+    public var detail: String
+
+    public init(_ check: TokenCheck, _ outcome: Outcome, _ detail: String) {
+        self.check = check
+        self.outcome = outcome
+        self.detail = detail
+    }
+}
+
+/// Who the token says the user is, once every check passed.
+public struct VerifiedIdentity: Sendable, Equatable {
+    public var issuer: String
+    public var subject: String
+    public var name: String?
+    public var email: String?
+    public var emailVerified: Bool
+    public var nonce: String?
+}
+
+/// The full diagnosis of one token. The server acts on `identity`/`firstFailure`; `chatterd check-token`
+/// prints everything. Both come from the same `IDTokenVerifier.inspect`.
+public struct TokenReport: Sendable {
+    /// The decoded header and claims as JSON text (never the signature), when they could be decoded.
+    public var headerJSON: String?
+    public var claimsJSON: String?
+    public var results: [CheckResult]
+    public var identity: VerifiedIdentity?
+    /// The `aud` values the token carried, so a wrong-audience answer can show them.
+    public var audience: [String]
+    public var keysUnavailable = false
+
+    public var firstFailure: CheckResult? { results.first { $0.outcome != .pass } }
+    public var passed: Bool { identity != nil }
+}
+
+/// Thrown by `IDTokenVerifier.verify`: the first failed check and why.
+public struct TokenRejected: Error, Sendable, Equatable {
+    public var check: TokenCheck
+    public var reason: String
+    public var audience: [String]
+    /// The provider's keys could not be fetched at all: not the client's fault, worth retrying.
+    public var keysUnavailable: Bool
+}

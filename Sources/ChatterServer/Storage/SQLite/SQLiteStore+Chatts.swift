@@ -1,0 +1,20 @@
+import Foundation
+import SQLiteNIO
+
+extension SQLiteStore {
+    public func addChatt(_ chatt: Chatt) async throws {
+        _ = try await write(
+            "INSERT INTO chatts (id, user_id, name, message, created_at) VALUES (?, ?, ?, ?, ?)",
+            [.uuid(chatt.id), chatt.userID.map(SQLiteData.uuid) ?? .null, .text(chatt.name), .text(chatt.message), .time(chatt.time)])
+    }
+
+    public func allChatts() async throws -> [Chatt] {
+        try await reader.query("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq").map { row in
+            Chatt(
+                id: try row.uuid("id"), name: try row.string("name"), message: try row.string("message"),
+                time: try row.date("created_at"), userID: try? row.uuid("user_id"))
+        }
+    }
+
+    public func chattCount() async throws -> Int { try await count("chatts") }
+}

@@ -1,0 +1,14 @@
+public enum StoreError: Error, CustomStringConvertible, Equatable {
+    /// The database was written by a newer chatterd; opening it could corrupt data that version relies on.
+    case newerSchema(found: Int, supported: Int)
+    case corruptRow(String)
+
+    public var description: String {
+        switch self {
+        case .newerSchema(let found, let supported):
+            "the database has schema version \(found), but this chatterd understands versions up to \(supported); run a newer chatterd or restore a backup"
+        case .corruptRow(let what):
+            "a stored row could not be read: \(what)"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import ChatterServer
+import Foundation
+
+/// Diagnoses an ID token from the shell with the same verifier `/adduser` uses.
+struct CheckToken: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-token",
+        abstract: "Explain whether chatterd would accept a Google ID token, check by check.",
+        discussion: "Prints the decoded header and claims (never the signature) and every check with its reason. Exits 0 only when every check passes.")
+
+    @Argument(help: "The ID token, a file containing it, or - to read it from standard input.")
+    var token: String
+    @Option(help: "JWKS URL or file. [default: CHATTERD_GOOGLE_JWKS_URL, else Google's]")
+    var jwks: String?
+    @Option(name: .customLong("client-id"), help: "An accepted client ID; repeatable. [default: CHATTERD_GOOGLE_CLIENT_IDS]")
+    var clientIDs: [String] = []
+    @Option(help: "Evaluate the token at this UNIX time instead of now.")
+    var at: Double?
+
+    func run() async throws {
+        var config = ServerConfiguration()
+        try config.apply(environment: ProcessInfo.processInfo.environment)
+        let audiences = clientIDs.isEmpty ? config.googleClientIDs : clientIDs
+        let location = jwks ?? config.googleJWKSURL
+        let source: any JWKSSource = location.hasPrefix("http://") || location.hasPrefix("https://")
+            ? HTTPJWKSSource(url: location) : FileJWKSSource(path: location)
+        let instant = at.map { Date(timeIntervalSince1970: $0) } ?? Date()
+        let clock: @Sendable () -> Date = { instant }
+        let verifier = IDTokenVerifier(
+            provider: .google(clientIDs: audiences),
+            keys: JWKSCache(source: source, algorithms: ["RS256"], now: clock), now: clock)
+
+        let report = await verifier.inspect(try readToken())
+        print("header:\n\(report.headerJSON ?? "(not decodable)")")
+        print("claims:\n\(report.claimsJSON ?? "(not decodable)")")
+        print("keys: \(source.description)")
+        print("checked at: \(Int(instant.timeIntervalSince1970)) (\(instant.formatted(.iso8601)))")
+        for result in report.results {
+            let mark = switch result.outcome { case .pass: "PASS"; case .fail: "FAIL"; case .skipped: "SKIP" }
+            print("\(mark)  \(result.check.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(result.detail)")
+        }
+        print(report.passed ? "token accepted" : "token rejected")
+        if !report.passed { throw ExitCode.failure }
+    }
+
+    private func readToken() throws -> String {
+        let text = token == "-"
+            ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            : FileManager.default.fileExists(atPath: token) ? try String(contentsOfFile: token, encoding: .utf8) : token
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

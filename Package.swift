@@ -81,8 +81,15 @@ let package = Package(
             name: "ChatterServerTests",
             dependencies: [
                 "ChatterServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

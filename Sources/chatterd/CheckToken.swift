@@ -32,15 +32,7 @@ struct CheckToken: AsyncParsableCommand {
             keys: JWKSCache(source: source, algorithms: ["RS256"], now: clock), now: clock)
 
         let report = await verifier.inspect(try readToken())
-        print("header:\n\(report.headerJSON ?? "(not decodable)")")
-        print("claims:\n\(report.claimsJSON ?? "(not decodable)")")
-        print("keys: \(source.description)")
-        print("checked at: \(Int(instant.timeIntervalSince1970)) (\(instant.formatted(.iso8601)))")
-        for result in report.results {
-            let mark = switch result.outcome { case .pass: "PASS"; case .fail: "FAIL"; case .skipped: "SKIP" }
-            print("\(mark)  \(result.check.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(result.detail)")
-        }
-        print(report.passed ? "token accepted" : "token rejected")
+        print(report.text(keys: source.description, checkedAt: instant))
         if !report.passed { throw ExitCode.failure }
     }
 

@@ -12,6 +12,23 @@ public enum TokenCheck: String, Sendable, CaseIterable, Codable {
     case notBefore = "not_yet_valid"
     case issuedAt = "issued_in_future"
     case subject = "missing_subject"
+
+    /// A neutral name for reports, where the check may have passed.
+    public var name: String {
+        switch self {
+        case .format: "format"
+        case .algorithm: "algorithm"
+        case .header: "header"
+        case .key: "key"
+        case .signature: "signature"
+        case .issuer: "issuer"
+        case .audience: "audience"
+        case .expiry: "expiry"
+        case .notBefore: "not-before"
+        case .issuedAt: "issued-at"
+        case .subject: "subject"
+        }
+    }
 }
 
 /// One check's outcome. `detail` says why, in words a developer can act on.

@@ -1,0 +1,55 @@
+import Testing
+
+@testable import ChatterServer
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsServeHTTPSOnLoopback() {
+        let config = ServerConfiguration()
+        #expect(config.transport == .developmentTLS)
+        #expect(config.bindAddress == "127.0.0.1")
+        #expect(config.port == 8443)
+        #expect(config.sessionLifetime == 86400)
+        #expect(!config.allowAnonymousPosting)
+    }
+
+    @Test func environmentSetsEveryField() throws {
+        var config = ServerConfiguration()
+        try config.apply(environment: [
+            "CHATTERD_DATA_DIR": "/var/lib/chatterd", "CHATTERD_BIND": "0.0.0.0", "CHATTERD_PORT": "9443",
+            "CHATTERD_HOSTS": "chatter.local, 10.0.0.2", "CHATTERD_GOOGLE_CLIENT_IDS": "a.apps.googleusercontent.com,b",
+            "CHATTERD_GOOGLE_JWKS_URL": "http://127.0.0.1/certs", "CHATTERD_SESSION_LIFETIME": "3600",
+            "CHATTERD_ALLOW_ANONYMOUS_POSTING": "1", "CHATTERD_LOG_LEVEL": "debug",
+            "CHATTERD_TLS_CERT": "/etc/c.pem", "CHATTERD_TLS_KEY": "/etc/k.pem",
+        ])
+        #expect(config.databasePath == "/var/lib/chatterd/chatterd.sqlite")
+        #expect(config.bindAddress == "0.0.0.0")
+        #expect(config.port == 9443)
+        #expect(config.hostnames == ["chatter.local", "10.0.0.2"])
+        #expect(config.googleClientIDs == ["a.apps.googleusercontent.com", "b"])
+        #expect(config.googleJWKSURL == "http://127.0.0.1/certs")
+        #expect(config.sessionLifetime == 3600)
+        #expect(config.allowAnonymousPosting)
+        #expect(config.logLevel == .debug)
+        #expect(config.transport == .tls(certificatePath: "/etc/c.pem", keyPath: "/etc/k.pem"))
+        try config.apply(environment: ["CHATTERD_HTTP": "true"])
+        #expect(config.transport == .http)
+    }
+
+    @Test(arguments: [
+        ["CHATTERD_PORT": "eighty"], ["CHATTERD_HTTP": "maybe"], ["CHATTERD_TLS_CERT": "/only/cert.pem"],
+        ["CHATTERD_LOG_LEVEL": "loud"],
+    ])
+    func invalidValuesAreReported(environment: [String: String]) {
+        var config = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) { try config.apply(environment: environment) }
+    }
+
+    @Test func validationRefusesNonsense() {
+        var config = ServerConfiguration()
+        config.port = 70000
+        #expect(throws: ConfigurationError.self) { try config.validate() }
+        config = ServerConfiguration()
+        config.sessionLifetime = 5
+        #expect(throws: ConfigurationError.self) { try config.validate() }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import ChatterServer
+
+/// Tokens the test signs with its own key, served from a local JWKS listener, to cover each rule.
+@Suite struct CraftedTokenTests {
+    let clock = TestClock()
+    let issuer: TestIssuer
+
+    init() throws { issuer = try TestIssuer() }
+
+    func withVerifier<T: Sendable>(_ body: @Sendable (IDTokenVerifier, JWKSServer) async throws -> T) async throws -> T {
+        let server = JWKSServer(issuers: [issuer])
+        let clock = self.clock
+        return try await server.run { url in
+            let keys = JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function)
+            let verifier = IDTokenVerifier(provider: .google(clientIDs: [TestIssuer.clientID]), keys: keys, now: clock.function)
+            return try await body(verifier, server)
+        }
+    }
+
+    func check(_ token: String) async throws -> TokenCheck? {
+        try await withVerifier { verifier, _ in await verifier.inspect(token, clientID: TestIssuer.clientID).firstFailure?.check }
+    }
+
+    @Test func validTokenIsAcceptedWithItsIdentity() async throws {
+        let token = try issuer.sign(TestIssuer.claims(subject: "42", now: clock.now))
+        let identity = try await withVerifier { verifier, _ in try await verifier.verify(token, clientID: TestIssuer.clientID) }
+        #expect(identity == VerifiedIdentity(
+            issuer: TestIssuer.googleIssuer, subject: "42", name: "Ada Lovelace", email: "42@example.com", emailVerified: true, nonce: nil))
+    }
+
+    @Test func bareIssuerIsAccepted() async throws {
+        var claims = TestIssuer.claims(now: clock.now)
+        claims["iss"] = "accounts.google.com"
+        #expect(try await check(issuer.sign(claims)) == nil)
+    }
+
+    @Test func tamperedPayloadFailsTheSignature() async throws {
+        let token = try issuer.sign(TestIssuer.claims(subject: "42", now: clock.now))
+        let parts = token.split(separator: ".").map(String.init)
+        let forged = [parts[0], TestIssuer.segment(TestIssuer.claims(subject: "43", now: clock.now)), parts[2]].joined(separator: ".")
+        #expect(try await check(forged) == .signature)
+    }
+
+    @Test(arguments: ["jku", "x5u", "jwk", "x5c", "crit"])
+    func keySelectingHeadersAreRefused(header: String) async throws {
+        let value: Any = header == "jwk" ? issuer.jwk : (header == "crit" || header == "x5c" ? ["exp"] : "https://attacker.example/keys")
+        let token = try issuer.sign(TestIssuer.claims(now: clock.now), header: [header: value])
+        #expect(try await check(token) == .header)
+    }
+
+    @Test(arguments: ["../../etc/passwd", "x' OR '1'='1", ""])
+    func hostileKidsFindNoKey(kid: String) async throws {
+        let token = try issuer.sign(TestIssuer.claims(now: clock.now), header: ["kid": kid])
+        #expect(try await check(token) == .key)
+    }
+
+    @Test func twoSegmentTokenIsMalformed() async throws {
+        let token = try issuer.sign(TestIssuer.claims(now: clock.now))
+        #expect(try await check(token.split(separator: ".").prefix(2).joined(separator: ".")) == .format)
+    }
+
+    @Test func notBeforeInTheFutureBeyondLeeway() async throws {
+        var claims = TestIssuer.claims(now: clock.now)
+        claims["nbf"] = Int(clock.now.timeIntervalSince1970) + 120
+        #expect(try await check(issuer.sign(claims)) == .notBefore)
+        claims["nbf"] = Int(clock.now.timeIntervalSince1970) + 30  // within the 60 s leeway
+        #expect(try await check(issuer.sign(claims)) == nil)
+    }
+
+    @Test func issuedInTheFutureBeyondLeeway() async throws {
+        var claims = TestIssuer.claims(now: clock.now)
+        claims["iat"] = Int(clock.now.timeIntervalSince1970) + 120
+        #expect(try await check(issuer.sign(claims)) == .issuedAt)
+    }
+
+    @Test func missingExpiryIsRejected() async throws {
+        var claims = TestIssuer.claims(now: clock.now)
+        claims["exp"] = nil
+        #expect(try await check(issuer.sign(claims)) == .expiry)
+    }
+
+    @Test func audienceArrayNeedsOurAuthorizedParty() async throws {
+        var claims = TestIssuer.claims(audience: [TestIssuer.clientID, "someone-else"], now: clock.now)
+        claims["azp"] = "someone-else"
+        #expect(try await check(issuer.sign(claims)) == .audience)
+        claims["azp"] = TestIssuer.clientID
+        #expect(try await check(issuer.sign(claims)) == nil)
+    }
+
+    @Test func unknownKeyFromAnotherIssuerIsRejected() async throws {
+        let stranger = try TestIssuer(kid: "stranger")
+        #expect(try await check(stranger.sign(TestIssuer.claims(now: clock.now))) == .key)
+    }
+
+    @Test func sameKidButOtherKeyFailsTheSignature() async throws {
+        let impostor = try TestIssuer(kid: issuer.kid)
+        #expect(try await check(impostor.sign(TestIssuer.claims(now: clock.now))) == .signature)
+    }
+
+    @Test func missingSubjectIsRejected() async throws {
+        var claims = TestIssuer.claims(now: clock.now)
+        claims["sub"] = nil
+        #expect(try await check(issuer.sign(claims)) == .subject)
+    }
+
+    @Test func reportCarriesHeaderAndClaimsButNotTheSignature() async throws {
+        let token = try issuer.sign(TestIssuer.claims(now: clock.now))
+        let report = try await withVerifier { verifier, _ in await verifier.inspect(token) }
+        let signature = String(token.split(separator: ".")[2])
+        #expect(report.headerJSON?.contains("RS256") == true)
+        #expect(report.claimsJSON?.contains("Ada Lovelace") == true)
+        #expect(report.headerJSON?.contains(signature) == false)
+        #expect(report.claimsJSON?.contains(signature) == false)
+        #expect(report.results.map(\.check) == TokenCheck.allCases)
+    }
+}

@@ -71,7 +71,8 @@ struct Serve: AsyncParsableCommand {
         do {
             store = try await SQLiteStore.open(path: config.databasePath, logger: logger)
         } catch let error as StoreError {
-            throw CleanExit.message("chatterd: cannot open \(config.databasePath): \(error)")
+            FileHandle.standardError.write(Data("chatterd: cannot open \(config.databasePath): \(error)\n".utf8))
+            throw ExitCode.failure
         }
 
         let transport = try PreparedTransport.prepare(config)

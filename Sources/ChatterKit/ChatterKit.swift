@@ -1,7 +1,8 @@
 @_exported import ChatterWire
 
-/// The Chatter client SDK. It depends on Foundation and ChatterWire only, so apps do not pull in NIO;
-/// the session manager, secure storage and sign-in view models arrive with the SDK issue.
+/// The Chatter client SDK: a session manager over secure storage, a client for chatterd's course and
+/// native APIs, and the logic of every sign-in screen. It depends on Foundation and ChatterWire only,
+/// so apps do not pull in NIO.
 public enum ChatterKit {
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 }

@@ -1,0 +1,77 @@
+import Foundation
+
+/// JSON over an `HTTPTransport` against one chatterd. Stateless: tokens are passed in by the caller
+/// (the session manager), so this type can be used before anyone signs in.
+public struct ChatterAPI: Sendable {
+    public let baseURL: URL
+    public let transport: any HTTPTransport
+    /// Sent as `User-Agent`, which the server shows in the session list.
+    public var userAgent: String
+
+    public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), userAgent: String = "ChatterKit/\(ChatterKit.version)") {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.userAgent = userAgent
+    }
+
+    func url(_ path: String) -> URL {
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return URL(string: base + path) ?? baseURL
+    }
+
+    /// Sends `body` as JSON and decodes a 2xx answer as `Response`; any other status becomes
+    /// `ChatterError.server` with the server's JSON error. Every error thrown is a `ChatterError`.
+    public func send<Response: Decodable>(
+        _ method: String, _ path: String, body: (any Encodable)? = nil, bearer: String? = nil,
+        as type: Response.Type = Response.self
+    ) async throws -> Response {
+        let response = try await exchange(method, path, body: body, bearer: bearer)
+        if Response.self == EmptyResponse.self, response.body.isEmpty, let empty = EmptyResponse() as? Response { return empty }
+        do {
+            return try JSONDecoder().decode(Response.self, from: response.body)
+        } catch {
+            throw ChatterError.unreadableResponse("\(method) \(path): \(Self.describe(error))")
+        }
+    }
+
+    /// The raw answer of a 2xx exchange; non-2xx statuses are thrown as `ChatterError.server`.
+    public func exchange(_ method: String, _ path: String, body: (any Encodable)? = nil, bearer: String? = nil)
+        async throws -> HTTPResponse
+    {
+        var headers = ["Accept": "application/json", "User-Agent": userAgent]
+        var data: Data?
+        if let body {
+            headers["Content-Type"] = "application/json"
+            do { data = try JSONEncoder().encode(body) } catch { throw ChatterError.unreadableResponse("cannot encode the request: \(error)") }
+        }
+        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(method: method, url: url(path), headers: headers, body: data))
+        } catch is CancellationError {
+            throw ChatterError.cancelled
+        } catch let error as ChatterError {
+            throw error
+        } catch {
+            throw ChatterError.network(Self.describe(error))
+        }
+        guard (200..<300).contains(response.status) else {
+            throw ChatterError.server(status: response.status, body: try? JSONDecoder().decode(ErrorBody.self, from: response.body))
+        }
+        return response
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DecodingError {
+            switch error {
+            case .keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                return context.codingPath.isEmpty ? "not the expected JSON" : "field \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
+            @unknown default: return "not the expected JSON"
+            }
+        }
+        if let error = error as? URLError { return error.localizedDescription }
+        return String(describing: error)
+    }
+}

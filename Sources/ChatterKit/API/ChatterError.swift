@@ -1,0 +1,53 @@
+import Foundation
+
+/// Why the SDK signed a user out. Only answers from the server (and the user's own sign-out) lead here;
+/// a network error or locked storage never does.
+public enum SignOutReason: String, Sendable, Equatable, Codable {
+    /// The user signed out (this device or all devices).
+    case userRequested
+    /// The server no longer knows the session (revoked elsewhere, deleted account, unknown token).
+    case revoked
+    /// A retired refresh token was presented: the server revoked the whole session family.
+    case refreshTokenReused
+    /// The session reached its end (course chatterID lifetime, or the refresh token's absolute end).
+    case expired
+}
+
+public enum ChatterError: Error, Sendable, Equatable {
+    /// There is no session; sign in first.
+    case notSignedIn
+    /// The server ended the session; it has been deleted on this device.
+    case signedOut(SignOutReason)
+    /// The server answered with an error. `body` is its JSON error when it sent one.
+    case server(status: Int, body: ErrorBody?)
+    /// No answer arrived (connection refused, TLS failure, timeout). The session is untouched.
+    case network(String)
+    /// Secure storage failed; see `StorageError` for "unavailable right now" versus "denied".
+    case storage(StorageError)
+    /// The server answered 2xx with a body this SDK cannot read.
+    case unreadableResponse(String)
+    /// The user cancelled (a sign-in sheet, a prompt).
+    case cancelled
+
+    /// The server's human-readable message, or a short description for a person.
+    public var message: String {
+        switch self {
+        case .notSignedIn: return "Not signed in."
+        case .signedOut(.userRequested): return "Signed out."
+        case .signedOut(.refreshTokenReused): return "The session was revoked because an old refresh token was used again. Sign in again."
+        case .signedOut(.expired): return "The session has expired. Sign in again."
+        case .signedOut(.revoked): return "The session is no longer valid. Sign in again."
+        case .server(let status, let body): return body?.message ?? "The server answered \(status)."
+        case .network(let text): return "Cannot reach the server: \(text)"
+        case .storage(let error): return error.description
+        case .unreadableResponse(let text): return "Unexpected answer from the server: \(text)"
+        case .cancelled: return "Cancelled."
+        }
+    }
+
+    /// The server's `error` code, when it answered with one.
+    public var code: String? {
+        if case .server(_, let body) = self { return body?.error }
+        return nil
+    }
+}

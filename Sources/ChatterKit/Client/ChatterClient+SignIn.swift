@@ -1,0 +1,56 @@
+import Foundation
+
+extension ChatterClient {
+    /// Course sign-in (F1): a Google ID token for a chatterID.
+    @discardableResult
+    public func addUser(clientID: String, idToken: String) async throws -> AuthSession {
+        let response: AddUserResponse = try await api.send("POST", "/adduser", body: AddUserRequest(clientID: clientID, idToken: idToken))
+        return await sessions.signIn(course: response)
+    }
+
+    @discardableResult
+    public func signInWithGoogle(idToken: String, clientID: String, nonce: String? = nil) async throws -> AuthSession {
+        try await signIn(NativePath.google, GoogleSignInRequest(idToken: idToken, clientID: clientID, nonce: nonce))
+    }
+
+    @discardableResult
+    public func signInWithApple(_ request: AppleSignInRequest) async throws -> AuthSession {
+        try await signIn(NativePath.apple, request)
+    }
+
+    public func requestEmailCode(email: String) async throws -> EmailCodeResponse {
+        try await api.send("POST", NativePath.emailCode, body: EmailCodeRequest(email: email))
+    }
+
+    @discardableResult
+    public func verifyEmailCode(email: String, code: String) async throws -> AuthSession {
+        try await signIn(NativePath.emailVerify, EmailVerifyRequest(email: email, code: code), email: email)
+    }
+
+    public func passwordPolicy() async throws -> PasswordPolicy {
+        try await api.send("GET", NativePath.passwordPolicy)
+    }
+
+    @discardableResult
+    public func signIn(email: String, password: String) async throws -> AuthSession {
+        try await signIn(NativePath.passwordSignIn, PasswordSignInRequest(email: email, password: password), email: email)
+    }
+
+    @discardableResult
+    public func signUp(email: String, code: String, password: String, displayName: String? = nil) async throws -> AuthSession {
+        try await signIn(NativePath.passwordSignUp, PasswordSignUpRequest(email: email, code: code, password: password, displayName: displayName), email: email)
+    }
+
+    /// The email last signed in with, to prefill the form (F2).
+    public func rememberedEmail() async -> String? {
+        (try? await sessions.store.read(StoreKey.email)).flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    func signIn(_ path: String, _ body: some Encodable & Sendable, email: String? = nil) async throws -> AuthSession {
+        let response: SessionResponse = try await api.send("POST", path, body: body)
+        let session = await sessions.signIn(response)
+        // The email is a convenience; failing to keep it must not fail a sign-in that succeeded.
+        if let email { try? await sessions.store.write(Data(email.utf8), for: StoreKey.email) }
+        return session
+    }
+}

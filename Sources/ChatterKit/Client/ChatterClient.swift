@@ -1,0 +1,87 @@
+import Foundation
+
+/// Everything an app does with chatterd, over one session manager: sign in by any method, post and read
+/// chatts, list and revoke sessions, sign out.
+public struct ChatterClient: Sendable {
+    public let api: ChatterAPI
+    public let sessions: SessionManager
+
+    public init(api: ChatterAPI, store: any SecretStore, now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60) {
+        self.api = api
+        sessions = SessionManager(api: api, store: store, now: now, refreshLeeway: refreshLeeway)
+    }
+
+    public init(sessions: SessionManager) {
+        api = sessions.api
+        self.sessions = sessions
+    }
+
+    // MARK: chatts
+
+    /// The course timeline (`GET /getchatts`), oldest first. Needs no sign-in.
+    public func courseChatts() async throws -> [ChattRow] {
+        try await api.send("GET", "/getchatts")
+    }
+
+    /// One page of the native timeline, newest first; signed in or not.
+    public func chatts(before cursor: String? = nil) async throws -> ChattPage {
+        let path = NativePath.chatts + (cursor.map { "?before=" + (Self.queryEscape($0)) } ?? "")
+        return try await api.send("GET", path)
+    }
+
+    /// Posts under the signed-in user: `/v1/chatts` for a native session, `/postauth` for a chatterID.
+    public func post(_ message: String) async throws {
+        let _: EmptyResponse = try await sessions.authorized { credential, _ in
+            switch credential.kind {
+            case .native:
+                let _: ChattItem = try await api.send("POST", NativePath.chatts, body: NewChattRequest(message: message), bearer: credential.accessToken)
+                return EmptyResponse()
+            case .course:
+                return try await api.send("POST", "/postauth", body: PostAuthRequest(chatterID: credential.accessToken, message: message))
+            }
+        }
+    }
+
+    // MARK: account and sessions
+
+    public func me() async throws -> UserProfile {
+        try await sessions.authorized { credential, session in
+            guard credential.kind == .native else {
+                // The course API has no profile route: a chatterID knows only its name.
+                return UserProfile(id: "", displayName: session.username, email: nil, emailVerified: false, name: nil, methods: ["google"])
+            }
+            return try await api.send("GET", NativePath.me, bearer: credential.accessToken)
+        }
+    }
+
+    /// The user's active sessions (native sessions only).
+    public func activeSessions() async throws -> [SessionInfo] {
+        try await sessions.authorized { credential, _ in
+            try await api.send("GET", NativePath.sessions, bearer: try Self.native(credential))
+        }
+    }
+
+    public func revokeSession(id: String) async throws {
+        let _: EmptyResponse = try await sessions.authorized { credential, _ in
+            try await api.send("DELETE", NativePath.sessions + "/" + Self.queryEscape(id), bearer: try Self.native(credential))
+        }
+    }
+
+    /// A one-time link that signs a web view in with a cookie session (F3).
+    public func webSession() async throws -> WebSessionResponse {
+        try await sessions.authorized { credential, _ in
+            try await api.send("POST", NativePath.webSession, bearer: try Self.native(credential))
+        }
+    }
+
+    static func native(_ credential: SessionCredential) throws -> String {
+        guard credential.kind == .native else {
+            throw ChatterError.server(status: 400, body: ErrorBody(error: "course_session", message: "This needs a native session; a course chatterID cannot do it."))
+        }
+        return credential.accessToken
+    }
+
+    static func queryEscape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}

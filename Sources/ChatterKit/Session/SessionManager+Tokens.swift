@@ -1,0 +1,107 @@
+import Foundation
+
+/// The token a request carries, and which API it belongs to.
+public struct SessionCredential: Sendable, Equatable {
+    public var accessToken: String
+    public var kind: AuthSession.Kind
+}
+
+extension SessionManager {
+    /// Runs `operation` with a valid token. A native token about to expire is refreshed first; a 401 that
+    /// says the token expired refreshes and retries once; a 401 that says the session is gone deletes it
+    /// and throws `ChatterError.signedOut`. Every other failure leaves the session as it is.
+    public func authorized<T: Sendable>(_ operation: @Sendable (SessionCredential, AuthSession) async throws -> T) async throws -> T {
+        var used = try await usableSession()
+        do {
+            return try await operation(used.credential, used.publicView)
+        } catch {
+            used = try await recover(from: error, using: used)
+        }
+        do {
+            return try await operation(used.credential, used.publicView)
+        } catch {
+            // A second 401 can still mean the session is gone; it never triggers another retry.
+            _ = try await recover(from: error, using: used, mayRefresh: false)
+            throw error
+        }
+    }
+
+    /// The stored session, refreshed first when its access token is (nearly) over.
+    func usableSession() async throws -> StoredSession {
+        if !loaded, case .storageUnavailable(let error) = await load() { throw ChatterError.storage(error) }
+        await flushStorage()
+        guard let session else { throw ChatterError.notSignedIn }
+        if session.kind == .native, session.status(at: now(), leeway: refreshLeeway) != .valid {
+            return try await refresh(from: session)
+        }
+        return session
+    }
+
+    /// Refreshes now, whatever the access token's remaining time.
+    @discardableResult
+    public func refresh() async throws -> AuthSession {
+        if !loaded, case .storageUnavailable(let error) = await load() { throw ChatterError.storage(error) }
+        guard let session else { throw ChatterError.notSignedIn }
+        return try await refresh(from: session).publicView
+    }
+
+    /// Joins the refresh in flight, or starts the one refresh every caller then shares. The task is not
+    /// a child of any caller, so a caller that is cancelled never abandons a rotated refresh token.
+    func refresh(from used: StoredSession) async throws -> StoredSession {
+        if let refreshTask { return try await refreshTask.value }
+        // Someone refreshed (or signed in again) since `used` was read: its token is already current.
+        if let session, session.accessToken != used.accessToken { return session }
+        guard let token = used.refreshToken else { throw ChatterError.notSignedIn }
+        let task = Task { try await self.performRefresh(token) }
+        refreshTask = task
+        defer { refreshTask = nil }
+        return try await task.value
+    }
+
+    private func performRefresh(_ token: String) async throws -> StoredSession {
+        let response: SessionResponse
+        do {
+            response = try await api.send("POST", NativePath.refresh, body: RefreshRequest(refreshToken: token))
+        } catch let error as ChatterError {
+            if case .server(401, let body) = error, let reason = Self.terminalReason(body?.error, kind: .native) {
+                // Only if nobody signed in again meanwhile: that newer session is not the one refused.
+                if session?.refreshToken == token { await clear(reason) }
+                throw ChatterError.signedOut(reason)
+            }
+            throw error
+        }
+        // Stored before anything else looks at the answer: the old refresh token is already retired.
+        let fresh = StoredSession(native: response, at: now())
+        await persist(fresh)
+        broadcast(.refreshed(fresh.publicView))
+        return fresh
+    }
+
+    /// What to retry with after `error`, or the error to give up with.
+    func recover(from error: any Error, using used: StoredSession, mayRefresh: Bool = true) async throws -> StoredSession {
+        guard case ChatterError.server(401, let body) = error else { throw error }
+        if let session, session.accessToken != used.accessToken { return session }
+        let code = body?.error
+        if mayRefresh, code == AuthErrorCode.accessTokenExpired, used.kind == .native {
+            return try await refresh(from: used)
+        }
+        guard let reason = Self.terminalReason(code, kind: used.kind) else { throw error }
+        if session?.accessToken == used.accessToken { await clear(reason) }
+        throw ChatterError.signedOut(reason)
+    }
+
+    /// The 401 answers that end a session for good. The course API's `/postauth` says only "401", so any
+    /// 401 ends a course session (SPEC F1); native answers must name a terminal code.
+    static func terminalReason(_ code: String?, kind: AuthSession.Kind) -> SignOutReason? {
+        switch code {
+        case AuthErrorCode.refreshTokenReused: return .refreshTokenReused
+        case AuthErrorCode.invalidAccessToken, AuthErrorCode.invalidRefreshToken: return .revoked
+        case "expired_session": return .expired
+        default: return kind == .course ? .revoked : nil
+        }
+    }
+}
+
+extension StoredSession {
+    var credential: SessionCredential { SessionCredential(accessToken: accessToken, kind: kind) }
+}

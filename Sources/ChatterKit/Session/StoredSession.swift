@@ -1,0 +1,97 @@
+import Foundation
+
+/// What the SDK keeps in secure storage: the tokens and when they end. Internal, so tokens never reach
+/// an app's logs through a public description.
+struct StoredSession: Codable, Sendable, Equatable {
+    var kind: AuthSession.Kind
+    /// The bearer token (native) or the chatterID (course API).
+    var accessToken: String
+    /// Native sessions only; single use, rotated by every refresh.
+    var refreshToken: String?
+    var accessExpiresAt: Date
+    /// The session's absolute end (native); a course chatterID ends at `accessExpiresAt`.
+    var refreshExpiresAt: Date?
+    var sessionID: String?
+    var username: String
+    var user: UserProfile?
+
+    init(course response: AddUserResponse, at now: Date) {
+        kind = .course
+        accessToken = response.chatterID
+        accessExpiresAt = now.addingTimeInterval(TimeInterval(response.lifetime))
+        username = response.username
+    }
+
+    init(native response: SessionResponse, at now: Date) {
+        kind = .native
+        accessToken = response.accessToken
+        refreshToken = response.refreshToken
+        accessExpiresAt = now.addingTimeInterval(TimeInterval(response.expiresIn))
+        refreshExpiresAt = now.addingTimeInterval(TimeInterval(response.refreshExpiresIn))
+        sessionID = response.sessionID
+        username = response.user.displayName
+        user = response.user
+    }
+
+    var publicView: AuthSession {
+        AuthSession(
+            kind: kind, username: username, user: user, sessionID: sessionID, accessExpiresAt: accessExpiresAt,
+            refreshExpiresAt: refreshExpiresAt)
+    }
+
+    /// When the session as a whole ends.
+    var endsAt: Date { refreshExpiresAt ?? accessExpiresAt }
+
+    func status(at now: Date, leeway: TimeInterval) -> AuthSession.Status {
+        if now >= endsAt { return .expired }
+        if now >= accessExpiresAt.addingTimeInterval(-leeway) { return .expiring }
+        return .valid
+    }
+}
+
+/// A session as apps see it: who is signed in and until when, without the tokens.
+public struct AuthSession: Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        /// A chatterID from the course API's `/adduser`: fixed lifetime, no refresh.
+        case course
+        /// An access/refresh token pair from the native API.
+        case native
+    }
+
+    public enum Status: String, Sendable, Equatable {
+        case valid
+        /// The access token ends soon or has ended; a native session refreshes on its next use.
+        case expiring
+        /// The session is over; sign in again.
+        case expired
+    }
+
+    public var kind: Kind
+    public var username: String
+    public var user: UserProfile?
+    public var sessionID: String?
+    public var accessExpiresAt: Date
+    public var refreshExpiresAt: Date?
+}
+
+/// What the session manager publishes, in order: the restored session first, then every change.
+public enum AuthEvent: Sendable, Equatable {
+    /// The state found at start (or at the moment a listener subscribed).
+    case initialSession(LaunchState)
+    case signedIn(AuthSession)
+    case refreshed(AuthSession)
+    case signedOut(SignOutReason)
+}
+
+/// What the stored session looks like at launch, for the "session available / expired" advisory.
+public enum LaunchState: Sendable, Equatable {
+    case signedOut
+    case valid(AuthSession)
+    /// Usable: a native session refreshes before its next request.
+    case expiring(AuthSession)
+    /// Stored but over: ask the user to sign in again.
+    case expired(AuthSession)
+    /// Storage could not be read now (locked device, keyring not running). The user is not signed
+    /// out; the SDK reads again on the next request.
+    case storageUnavailable(StorageError)
+}

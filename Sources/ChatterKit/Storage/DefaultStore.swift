@@ -1,0 +1,26 @@
+import Foundation
+
+/// The best secret store this machine has: the Keychain on Apple platforms; on Linux the desktop keyring
+/// when one answers, otherwise a private file, with a warning, since a file is only as safe as the
+/// user's home directory.
+public enum DefaultStore {
+    public static func make(
+        service: String, fallbackDirectory: String, warn: (@Sendable (String) -> Void)? = nil
+    ) async -> any SecretStore {
+        #if canImport(Security)
+        return KeychainStore(service: service)
+        #elseif os(Linux)
+        let warn = warn ?? standardError
+        let keyring = SecretServiceStore(service: service)
+        if await keyring.isReachable() { return keyring }
+        warn("warning: no desktop keyring is reachable; keeping the session in \(fallbackDirectory) (readable only by you)")
+        return FileStore(directory: fallbackDirectory)
+        #else
+        let warn = warn ?? standardError
+        warn("warning: no secure store on this platform; keeping the session in \(fallbackDirectory) (readable only by you)")
+        return FileStore(directory: fallbackDirectory)
+        #endif
+    }
+}
+
+private let standardError: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }

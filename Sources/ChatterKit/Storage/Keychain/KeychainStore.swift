@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Security)
+import Security
+#endif
+
+/// Secrets as Keychain generic-password items (SPEC §5): this device only, never synchronized, readable
+/// after first unlock by default, optionally behind user presence or the current biometry set. The
+/// Security calls come in through `KeychainFunctions`, so this code (query building and status mapping)
+/// is compiled and tested on Linux against a stand-in, and runs against the real framework on Apple.
+public struct KeychainStore: SecretStore {
+    public enum Accessibility: Sendable, Equatable {
+        case afterFirstUnlockThisDeviceOnly
+        case whenUnlockedThisDeviceOnly
+        case whenPasscodeSetThisDeviceOnly
+
+        var constant: String {
+            switch self {
+            case .afterFirstUnlockThisDeviceOnly: return kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
+            case .whenUnlockedThisDeviceOnly: return kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String
+            case .whenPasscodeSetThisDeviceOnly: return kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String
+            }
+        }
+    }
+
+    /// Who must be present to read an item.
+    public enum AccessControl: Sendable, Equatable {
+        /// Face ID / Touch ID, falling back to the device passcode.
+        case userPresence
+        /// Biometry only, and only the fingers/face enrolled now: enrolling another one invalidates the item.
+        case biometryCurrentSet
+    }
+
+    public let service: String
+    public let accessGroup: String?
+    public let accessibility: Accessibility
+    public let accessControl: AccessControl?
+    let functions: KeychainFunctions
+
+    public init(
+        service: String, accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
+        accessControl: AccessControl? = nil, functions: KeychainFunctions
+    ) {
+        self.service = service
+        self.accessGroup = accessGroup
+        self.accessibility = accessibility
+        self.accessControl = accessControl
+        self.functions = functions
+    }
+
+    /// Identifies one item; also the query for delete.
+    func itemQuery(_ key: String) -> [String: Any] {
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: key,
+            // Never in iCloud Keychain: a session belongs to one device.
+            kSecAttrSynchronizable as String: false,
+            // On macOS, the iOS-style keychain is the one that honours ThisDeviceOnly and access control.
+            kSecUseDataProtectionKeychain as String: true,
+        ]
+        if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
+        return query
+    }
+
+    /// The protection and value attributes of a write. Fails closed: if the access control asked for
+    /// cannot be created, nothing is written rather than writing an unprotected item.
+    func writeAttributes(_ data: Data) throws(StorageError) -> [String: Any] {
+        var attributes: [String: Any] = [kSecValueData as String: data]
+        if let accessControl {
+            guard let object = functions.createAccessControl(accessibility.constant, accessControl) else {
+                throw .protectionUnavailable("cannot create the \(accessControl) access control on this device")
+            }
+            attributes[kSecAttrAccessControl as String] = object
+        } else {
+            attributes[kSecAttrAccessible as String] = accessibility.constant
+        }
+        return attributes
+    }
+
+    public func read(_ key: String) async throws(StorageError) -> Data? {
+        var query = itemQuery(key)
+        query[kSecReturnData as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        let (status, data) = functions.copyMatching(query)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess else { throw Self.error(status) }
+        guard let data else { throw .failed("the keychain returned no data for \(key)") }
+        return data
+    }
+
+    public func write(_ data: Data, for key: String) async throws(StorageError) {
+        let attributes = try writeAttributes(data)
+        let query = itemQuery(key)
+        var status = functions.add(query.merging(attributes) { $1 })
+        // Updating in place (not delete-then-add) so a failure can never leave no item at all.
+        if status == errSecDuplicateItem { status = functions.update(query, attributes) }
+        guard status == errSecSuccess else { throw Self.error(status) }
+    }
+
+    public func delete(_ key: String) async throws(StorageError) {
+        let status = functions.delete(itemQuery(key))
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.error(status) }
+    }
+
+    /// Separates "try again later" (locked device, no entitlement) from "the user said no".
+    static func error(_ status: Int32) -> StorageError {
+        switch status {
+        case errSecInteractionNotAllowed: return .unavailable("the device is locked (errSecInteractionNotAllowed)")
+        case errSecNotAvailable: return .unavailable("no keychain is available (errSecNotAvailable)")
+        case errSecMissingEntitlement: return .unavailable("the app lacks the keychain entitlement (errSecMissingEntitlement)")
+        case errSecNoSuchKeychain: return .unavailable("the keychain does not exist (errSecNoSuchKeychain)")
+        case errSecAuthFailed: return .denied("authentication failed (errSecAuthFailed)")
+        case errSecUserCanceled: return .denied("the user cancelled (errSecUserCanceled)")
+        default: return .failed("OSStatus \(status)")
+        }
+    }
+}
+
+/// The Security calls `KeychainStore` makes. On Apple platforms `.system` calls the framework; tests on
+/// Linux pass a stand-in with the same semantics.
+public struct KeychainFunctions: Sendable {
+    public var add: @Sendable (_ attributes: [String: Any]) -> Int32
+    public var copyMatching: @Sendable (_ query: [String: Any]) -> (Int32, Data?)
+    public var update: @Sendable (_ query: [String: Any], _ attributes: [String: Any]) -> Int32
+    public var delete: @Sendable (_ query: [String: Any]) -> Int32
+    /// A `SecAccessControl` for the accessibility constant and flag, or nil when it cannot be created.
+    public var createAccessControl: @Sendable (_ accessibility: String, _ control: KeychainStore.AccessControl) -> AnyObject?
+
+    public init(
+        add: @escaping @Sendable ([String: Any]) -> Int32,
+        copyMatching: @escaping @Sendable ([String: Any]) -> (Int32, Data?),
+        update: @escaping @Sendable ([String: Any], [String: Any]) -> Int32,
+        delete: @escaping @Sendable ([String: Any]) -> Int32,
+        createAccessControl: @escaping @Sendable (String, KeychainStore.AccessControl) -> AnyObject?
+    ) {
+        self.add = add
+        self.copyMatching = copyMatching
+        self.update = update
+        self.delete = delete
+        self.createAccessControl = createAccessControl
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Where the SDK keeps secrets (SPEC §5). "Nothing stored" is `nil` from `read`, never an error, so a
+/// caller can tell it apart from storage that cannot be reached right now: only the first one means
+/// "signed out".
+public protocol SecretStore: Sendable {
+    /// The data stored under `key`, or nil when there is none.
+    func read(_ key: String) async throws(StorageError) -> Data?
+    /// Stores `data` under `key`, replacing what was there. Either the new value is stored or the old
+    /// one is kept: a failed write never leaves a half-written value.
+    func write(_ data: Data, for key: String) async throws(StorageError)
+    /// Removes `key`; removing what is not there succeeds.
+    func delete(_ key: String) async throws(StorageError)
+}
+
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Cannot be reached right now (device locked, keyring locked or not running, missing entitlement).
+    /// Retrying later may work; the user stays signed in.
+    case unavailable(String)
+    /// The user or the system refused access (authentication failed or was cancelled).
+    case denied(String)
+    /// Protection the caller asked for cannot be set up, so nothing was stored (failing closed).
+    case protectionUnavailable(String)
+    /// Anything else, with what the store reported.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let text): return "Secure storage is unavailable right now: \(text)"
+        case .denied(let text): return "Access to secure storage was denied: \(text)"
+        case .protectionUnavailable(let text): return "Secure storage cannot protect the item as asked: \(text)"
+        case .failed(let text): return "Secure storage failed: \(text)"
+        }
+    }
+}
+
+/// The keys ChatterKit stores under.
+public enum StoreKey {
+    public static let session = "session"
+    /// The signed-in email, kept so the form can fill it in on the next launch (F2). Never the password.
+    public static let email = "email"
+    /// Apple's name and email from a first sign-in, kept until chatterd confirms the registration (F4).
+    public static let pendingAppleRegistration = "apple.pending-registration"
+}

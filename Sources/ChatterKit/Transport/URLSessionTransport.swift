@@ -1,0 +1,30 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default transport for apps: URLSession, whose TLS trust (and, on Apple platforms, pinning through
+/// a session delegate) the app configures on the session it passes in.
+public struct URLSessionTransport: HTTPTransport {
+    public let session: URLSession
+    public var timeout: TimeInterval
+
+    public init(session: URLSession = .shared, timeout: TimeInterval = 30) {
+        self.session = session
+        self.timeout = timeout
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await session.data(for: urlRequest)
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+    }
+}

@@ -68,11 +68,18 @@ let package = Package(
 
         // The client SDK depends on Foundation only, so apps do not pull in NIO.
         .target(name: "ChatterKit", dependencies: ["ChatterWire"], swiftSettings: strict),
+        // The terminal client: async-http-client (with NIOSSL for the trusted certificate and the pin) lives
+        // here only, never in ChatterKit.
         .executableTarget(
             name: "chatter",
             dependencies: [
                 "ChatterKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -93,7 +100,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "ChatterKitTests", dependencies: ["ChatterKit"], swiftSettings: strict),
+        // The SDK and the terminal client against a live chatterd in the same process.
+        .testTarget(
+            name: "ChatterKitTests",
+            dependencies: [
+                "ChatterKit",
+                "chatter",
+                "ChatterServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

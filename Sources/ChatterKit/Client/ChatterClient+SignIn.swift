@@ -43,7 +43,8 @@ extension ChatterClient {
 
     /// The email last signed in with, to prefill the form (F2).
     public func rememberedEmail() async -> String? {
-        (try? await sessions.store.read(StoreKey.email)).flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+        let data = try? await sessions.store.read(StoreKey.email)
+        return data.map { String(decoding: $0, as: UTF8.self) }
     }
 
     func signIn(_ path: String, _ body: some Encodable & Sendable, email: String? = nil) async throws -> AuthSession {

@@ -50,6 +50,11 @@ public actor SessionManager {
 
     public var currentSession: AuthSession? { session?.publicView }
 
+    /// The state, reading storage first if nothing has been read yet.
+    public func status() async -> LaunchState {
+        loaded ? state : await load()
+    }
+
     /// Auth changes from now on, starting with the current state (once the session has been read).
     public func events() -> AsyncStream<AuthEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: AuthEvent.self)

@@ -1,0 +1,111 @@
+import Foundation
+import Observation
+
+/// A Sign in with Apple nonce: the app passes `hashed` to Apple's request and sends `raw` to chatterd,
+/// which checks that the identity token carries SHA-256(raw), so a stolen token cannot be replayed.
+public struct AppleNonce: Sendable, Equatable {
+    public let raw: String
+    /// Lower-case hex SHA-256 of `raw`, as Apple embeds it in the token.
+    public let hashed: String
+
+    public init(raw: String) {
+        self.raw = raw
+        hashed = SHA256Digest.hex(Array(raw.utf8))
+    }
+
+    /// 32 characters from the system's CSPRNG.
+    public static func generate(length: Int = 32) -> AppleNonce {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVXYZabcdefghijklmnopqrstuvwxyz-._")
+        var generator = SystemRandomNumberGenerator()
+        return AppleNonce(raw: String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
+    }
+}
+
+/// Apple's name and email from a first sign-in. Apple sends them once; this record keeps them in secure
+/// storage until chatterd confirms the registration, so a failed request does not lose them.
+public struct PendingAppleRegistration: Codable, Sendable, Equatable {
+    public var identityToken: String
+    public var rawNonce: String
+    public var name: NameParts?
+    public var email: String?
+}
+
+/// Sign in with Apple (F4) around the system sheet, which the app presents.
+@MainActor @Observable
+public final class AppleSignInFlow {
+    public private(set) var isLoading = false
+    public private(set) var errorMessage: String?
+    public private(set) var signedIn: AuthSession?
+    /// Apple's details are waiting for the server to confirm them.
+    public private(set) var hasPendingRegistration = false
+
+    @ObservationIgnored let client: ChatterClient
+    @ObservationIgnored private var nonce: AppleNonce?
+
+    public init(client: ChatterClient) {
+        self.client = client
+    }
+
+    var store: any SecretStore { client.sessions.store }
+
+    /// A new nonce for the next request: set `request.nonce = nonce.hashed`.
+    public func startRequest() -> AppleNonce {
+        let fresh = AppleNonce.generate()
+        nonce = fresh
+        return fresh
+    }
+
+    /// Apple's sheet finished: sends the token (with the details Apple gave, or kept from earlier).
+    @discardableResult
+    public func complete(identityToken: String, name: NameParts?, email: String?) async -> Bool {
+        guard let nonce else {
+            errorMessage = "Start the request first."
+            return false
+        }
+        self.nonce = nil
+        var record = PendingAppleRegistration(identityToken: identityToken, rawNonce: nonce.raw, name: name, email: email)
+        // Apple gives the name only once: if an earlier attempt kept it, this attempt carries it.
+        if let kept = await pending() {
+            record.name = record.name ?? kept.name
+            record.email = record.email ?? kept.email
+        }
+        if record.name != nil || record.email != nil { await keep(record) }
+        return await send(record)
+    }
+
+    /// At launch: sends a registration that did not reach chatterd last time.
+    @discardableResult
+    public func retryPendingRegistration() async -> Bool {
+        guard let record = await pending() else { return false }
+        return await send(record)
+    }
+
+    private func send(_ record: PendingAppleRegistration) async -> Bool {
+        isLoading = true
+        errorMessage = nil
+        defer { isLoading = false }
+        do {
+            signedIn = try await client.signInWithApple(
+                AppleSignInRequest(identityToken: record.identityToken, rawNonce: record.rawNonce, name: record.name, email: record.email))
+            try? await store.delete(StoreKey.pendingAppleRegistration)
+            hasPendingRegistration = await pending() != nil
+            return true
+        } catch {
+            errorMessage = ChattFlow.message(error)
+            return false
+        }
+    }
+
+    func pending() async -> PendingAppleRegistration? {
+        let data = try? await store.read(StoreKey.pendingAppleRegistration)
+        let record = data.flatMap { try? JSONDecoder().decode(PendingAppleRegistration.self, from: $0) }
+        hasPendingRegistration = record != nil
+        return record
+    }
+
+    private func keep(_ record: PendingAppleRegistration) async {
+        guard let data = try? JSONEncoder().encode(record) else { return }
+        try? await store.write(data, for: StoreKey.pendingAppleRegistration)
+        hasPendingRegistration = true
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ChatterKit
+
+extension ChatterClient {
+    /// Signs in through the email-code flow, reading the code from the server's outbox.
+    @discardableResult
+    func signInByEmail(_ email: String = "ada@example.com", on server: LiveServer) async throws -> AuthSession {
+        _ = try await requestEmailCode(email: email)
+        let code = try #require(server.native.lastCode(for: email))
+        return try await verifyEmailCode(email: email, code: code)
+    }
+}
+
+/// The session as stored, decoded, to check what a crash would leave behind.
+func storedSession(in store: any SecretStore) async throws -> StoredSession? {
+    try await store.read(StoreKey.session).map { try JSONDecoder().decode(StoredSession.self, from: $0) }
+}
+
+/// Collects a stream's events in the background so a test can wait for a number of them.
+final class EventLog: Sendable {
+    private let events = Mutex<[AuthEvent]>([])
+    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    init(_ stream: AsyncStream<AuthEvent>) {
+        let task = Task { [events] in
+            for await event in stream { events.withLock { $0.append(event) } }
+        }
+        self.task.withLock { $0 = task }
+    }
+
+    var all: [AuthEvent] { events.withLock { $0 } }
+
+    /// Waits (up to two seconds) until at least `count` events arrived.
+    func waitFor(_ count: Int) async -> [AuthEvent] {
+        for _ in 0..<200 {
+            let now = all
+            if now.count >= count { return now }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return all
+    }
+
+    deinit { task.withLock { $0?.cancel() } }
+}
+
+/// Holds requests to one path until released, to catch a request in flight.
+final class GateTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    let path: String
+    private let state = Mutex<(waiting: Int, open: Bool)>((0, false))
+
+    init(path: String, _ inner: any HTTPTransport = URLSessionTransport()) {
+        self.path = path
+        self.inner = inner
+    }
+
+    var waiting: Int { state.withLock { $0.waiting } }
+    func open() { state.withLock { $0.open = true } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if request.url.path == path {
+            state.withLock { $0.waiting += 1 }
+            while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+        return try await inner.send(request)
+    }
+}
+
+/// Polls until `condition` holds, for at most two seconds.
+func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
+    for _ in 0..<400 {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return false
+}

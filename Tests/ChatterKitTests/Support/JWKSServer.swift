@@ -1,0 +1,66 @@
+// Copied from Tests/ChatterServerTests/Support (test targets cannot share files); keep the two in step.
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A local HTTP listener that serves a JWKS the way Google does (with `Cache-Control: max-age`), counts
+/// fetches, and can be told to fail, standing in for the provider's key endpoint.
+final class JWKSServer: Sendable {
+    struct State {
+        var body: [UInt8]
+        var maxAge: Int? = 3600
+        var failing = false
+        var fetches = 0
+    }
+
+    let state: Mutex<State>
+
+    init(issuers: [TestIssuer]) {
+        state = Mutex(State(body: TestIssuer.jwksJSON(issuers)))
+    }
+
+    var fetches: Int { state.withLock { $0.fetches } }
+    func publish(_ issuers: [TestIssuer]) { state.withLock { $0.body = TestIssuer.jwksJSON(issuers) } }
+    func setFailing(_ failing: Bool) { state.withLock { $0.failing = failing } }
+    func setMaxAge(_ seconds: Int?) { state.withLock { $0.maxAge = seconds } }
+
+    /// Runs the listener on an ephemeral loopback port for the duration of `body`.
+    func run<T: Sendable>(_ body: @Sendable (_ url: String) async throws -> T) async throws -> T {
+        let router = Router()
+        router.get("certs") { _, _ -> Response in
+            let snapshot = self.state.withLock { state -> State in
+                state.fetches += 1
+                return state
+            }
+            if snapshot.failing { return Response(status: .internalServerError) }
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if let maxAge = snapshot.maxAge { headers[.cacheControl] = "public, max-age=\(maxAge), must-revalidate" }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: snapshot.body)))
+        }
+        let port = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "jwks-server")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                port.continuation.yield(channel.localAddress?.port ?? 0)
+                port.continuation.finish()
+            }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = port.stream.makeAsyncIterator()
+            let bound = await iterator.next() ?? 0
+            do {
+                let value = try await body("http://127.0.0.1:\(bound)/certs")
+                await group.triggerGracefulShutdown()
+                return value
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+        }
+    }
+}

@@ -10,11 +10,7 @@ public enum DefaultStore {
         #if canImport(Security)
         return KeychainStore(service: service)
         #elseif os(Linux)
-        let warn = warn ?? standardError
-        let keyring = SecretServiceStore(service: service)
-        if await keyring.isReachable() { return keyring }
-        warn("warning: no desktop keyring is reachable; keeping the session in \(fallbackDirectory) (readable only by you)")
-        return FileStore(directory: fallbackDirectory)
+        return await make(keyring: SecretServiceStore(service: service), fallbackDirectory: fallbackDirectory, warn: warn ?? standardError)
         #else
         let warn = warn ?? standardError
         warn("warning: no secure store on this platform; keeping the session in \(fallbackDirectory) (readable only by you)")
@@ -22,5 +18,15 @@ public enum DefaultStore {
         #endif
     }
 }
+
+#if os(Linux)
+extension DefaultStore {
+    static func make(keyring: SecretServiceStore, fallbackDirectory: String, warn: @Sendable (String) -> Void) async -> any SecretStore {
+        if await keyring.isReachable() { return keyring }
+        warn("warning: no desktop keyring is reachable; keeping the session in \(fallbackDirectory) (readable only by you)")
+        return FileStore(directory: fallbackDirectory)
+    }
+}
+#endif
 
 private let standardError: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }

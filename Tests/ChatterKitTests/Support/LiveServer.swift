@@ -15,20 +15,19 @@ struct LiveServer: Sendable {
     let native: NativeStandIn
     let baseURL: URL
     let directory: String
+    /// With `tls`: the development certificate chatterd generated, and its public-key pin.
+    let certificatePath: String?
+    let pin: String?
 
     static func run(
-        clock: TestClock = TestClock(), accessLifetime: Int = 300, sessionLifetime: Double = 3600,
-        in directory: String? = nil, _ body: @Sendable (LiveServer) async throws -> Void
+        clock: TestClock = TestClock(), accessLifetime: Int = 300, sessionLifetime: Double = 3600, tls: Bool = false,
+        _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
-        if let directory {
-            try await start(directory, clock, accessLifetime, sessionLifetime, body)
-        } else {
-            try await withTemporaryDirectory { try await start($0, clock, accessLifetime, sessionLifetime, body) }
-        }
+        try await withTemporaryDirectory { try await start($0, clock, accessLifetime, sessionLifetime, tls, body) }
     }
 
     private static func start(
-        _ directory: String, _ clock: TestClock, _ accessLifetime: Int, _ sessionLifetime: Double,
+        _ directory: String, _ clock: TestClock, _ accessLifetime: Int, _ sessionLifetime: Double, _ tls: Bool,
         _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         let issuer = try TestIssuer()
@@ -39,19 +38,25 @@ struct LiveServer: Sendable {
             config.port = 0
             config.googleClientIDs = [TestIssuer.clientID]
             config.sessionLifetime = sessionLifetime
+            config.transport = tls ? .developmentTLS : .http
             let store = try await SQLiteStore.open(path: config.databasePath)
             let keys = JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function)
             let google = IDTokenVerifier(provider: .google(clientIDs: config.googleClientIDs), keys: keys, now: clock.function)
             let router = ChatterApp.router(configuration: config, parts: .init(store: store, google: google, now: clock.function))
-            let native = NativeStandIn(now: clock.function, accessLifetime: accessLifetime)
+            let native = NativeStandIn(store: store, now: clock.function, accessLifetime: accessLifetime)
             native.register(on: router)
             var logger = Logger(label: "chatterd-kit-test")
             logger.logLevel = .warning
-            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+            let transport = try PreparedTransport.prepare(config)
+            let app = Application(
+                router: router, server: transport.server, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.live) { client in
                 let port = try #require(client.port)
+                let certificate = tls ? directory + "/chatterd.crt" : nil
+                let pin = try certificate.map { try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: $0, encoding: .utf8)) }
                 let server = LiveServer(
-                    clock: clock, issuer: issuer, native: native, baseURL: URL(string: "http://127.0.0.1:\(port)")!, directory: directory)
+                    clock: clock, issuer: issuer, native: native, baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!,
+                    directory: directory, certificatePath: certificate, pin: pin)
                 try await body(server)
             }
             try await store.close()

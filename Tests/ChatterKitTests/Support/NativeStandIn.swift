@@ -41,13 +41,16 @@ final class NativeStandIn: Sendable {
     }
 
     let state = Mutex(State())
+    /// chatterd's own store: the native timeline shows the course API's chatts too, as on the real server.
+    let store: any ChatterStore
     let now: @Sendable () -> Date
     let accessLifetime: Int
     let refreshLifetime: Int
     let policy = PasswordPolicy(minimumLength: 8, maximumLength: 64, maximumBytes: 72, blocksCommonPasswords: true)
     static let commonPasswords: Set<String> = ["password", "12345678", "password1", "qwertyuiop"]
 
-    init(now: @escaping @Sendable () -> Date, accessLifetime: Int = 300, refreshLifetime: Int = 30 * 86400) {
+    init(store: any ChatterStore, now: @escaping @Sendable () -> Date, accessLifetime: Int = 300, refreshLifetime: Int = 30 * 86400) {
+        self.store = store
         self.now = now
         self.accessLifetime = accessLifetime
         self.refreshLifetime = refreshLifetime
@@ -136,7 +139,11 @@ final class NativeStandIn: Sendable {
             return self.json(EmptyResponse())
         }
         router.get("v1/chatts") { _, _ in
-            self.json(ChattPage(chatts: self.state.withLock { $0.chatts }.reversed(), next: nil))
+            let course = try await self.store.allChatts().map {
+                ChattItem(id: $0.id.uuidString, userID: $0.userID?.uuidString, name: $0.name, message: $0.message, time: $0.time.timeIntervalSince1970)
+            }
+            let all = (course + self.state.withLock { $0.chatts }).sorted { $0.time > $1.time }
+            return self.json(ChattPage(chatts: all, next: nil))
         }
         router.post("v1/chatts") { request, _ in
             let session = try self.authenticate(request)

@@ -1,0 +1,62 @@
+import ArgumentParser
+import ChatterKit
+import Foundation
+
+struct Chatts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the timeline, oldest first; your own chatts are marked with *.")
+
+    @OptionGroup var options: GlobalOptions
+
+    struct Line {
+        var name: String
+        var message: String
+        var time: String
+        var mine: Bool
+    }
+
+    func run() async throws {
+        try await CommandContext.run(options) { context in
+            let me = await context.client.sessions.status()
+            let lines = try await withSpinner("Reading chatts…") { try await timeline(context, me) }
+            if context.settings.json {
+                context.console.write(jsonText(lines.map { ["name": $0.name, "message": $0.message, "time": $0.time, "mine": $0.mine] }))
+                return
+            }
+            if lines.isEmpty { context.console.write("No chatts yet.") }
+            for line in lines { context.console.write("\(line.mine ? "*" : " ") \(line.time)  \(line.name): \(line.message)") }
+        }
+    }
+
+    /// The native timeline marks chatts by user ID; a course server (no /v1) only has names to go by.
+    func timeline(_ context: CommandContext, _ state: LaunchState) async throws -> [Line] {
+        var session: AuthSession?
+        if case .valid(let current) = state { session = current }
+        if case .expiring(let current) = state { session = current }
+        do {
+            var items: [ChattItem] = []
+            var cursor: String?
+            repeat {
+                let page = try await context.client.chatts(before: cursor)
+                items += page.chatts
+                cursor = page.next
+            } while cursor != nil && items.count < 1_000
+            return items.reversed().map { item in
+                Line(
+                    name: item.name, message: item.message, time: Self.format(Date(timeIntervalSince1970: item.time)),
+                    mine: item.userID != nil && item.userID == session?.user?.id)
+            }
+        } catch ChatterError.server(404, _) {
+            return try await context.client.courseChatts().map { row in
+                Line(name: row.name, message: row.message, time: Self.format(row.time), mine: row.name == session?.username)
+            }
+        }
+    }
+
+    static func format(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
+    }
+
+    static func format(_ iso: String) -> String {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(iso)).map(format) ?? iso
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import ChatterKit
+
+/// F4: nonce, name preservation, the pending registration kept until the server confirms.
+@Suite struct AppleSignInFlowTests {
+    /// The stand-in's identity token: it carries the nonce's hash as Apple's does.
+    func token(subject: String, nonce: AppleNonce) -> String { "apple.\(subject).\(nonce.hashed)" }
+
+    @Test func nonceHashIsSHA256OfTheRawNonce() {
+        #expect(AppleNonce(raw: "abc").hashed == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(AppleNonce(raw: "").hashed == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let long = String(repeating: "a", count: 1_000)
+        #expect(AppleNonce(raw: long).hashed == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        let first = AppleNonce.generate(), second = AppleNonce.generate()
+        #expect(first.raw.count == 32 && first.raw != second.raw)
+    }
+
+    @Test func firstSignInSendsTheNameAndForgetsItOnceConfirmed() async throws {
+        try await LiveServer.run { server in
+            let store = MemoryStore()
+            let flow = await AppleSignInFlow(client: server.client(store: store))
+            let nonce = await flow.startRequest()
+            let name = NameParts(givenName: "Grace", familyName: "Hopper", middleName: "Brewster", nameSuffix: "Ret.")
+            #expect(await flow.complete(identityToken: token(subject: "001", nonce: nonce), name: name, email: "grace@privaterelay.appleid.com"))
+
+            let profile = try #require(await flow.signedIn?.user)
+            #expect(profile.name == name, "every name component reaches the server")
+            #expect(profile.displayName == "Grace Hopper")
+            #expect(store.keys.contains(StoreKey.pendingAppleRegistration) == false)
+            #expect(await flow.hasPendingRegistration == false)
+        }
+    }
+
+    @Test func aFailedRegistrationKeepsTheNameAndRetriesOnNextLaunch() async throws {
+        try await LiveServer.run { server in
+            let store = MemoryStore()
+            server.native.failNextAppleSignIn()
+            let flow = await AppleSignInFlow(client: server.client(store: store))
+            let nonce = await flow.startRequest()
+            let name = NameParts(givenName: "Grace", familyName: "Hopper")
+            #expect(await flow.complete(identityToken: token(subject: "002", nonce: nonce), name: name, email: "g@example.com") == false)
+            #expect(await flow.errorMessage?.contains("try again") == true)
+            #expect(store.keys.contains(StoreKey.pendingAppleRegistration))
+
+            // Next launch: a new flow over the same storage sends the kept registration.
+            let next = await AppleSignInFlow(client: server.client(store: store))
+            #expect(await next.retryPendingRegistration())
+            #expect(await next.signedIn?.user?.name == name)
+            #expect(store.keys.contains(StoreKey.pendingAppleRegistration) == false)
+            #expect(await next.retryPendingRegistration() == false, "nothing left to send")
+        }
+    }
+
+    @Test func aLaterSignInWithoutTheNameCarriesTheKeptOne() async throws {
+        try await LiveServer.run { server in
+            let store = MemoryStore()
+            server.native.failNextAppleSignIn()
+            let flow = await AppleSignInFlow(client: server.client(store: store))
+            let first = await flow.startRequest()
+            let name = NameParts(givenName: "Grace", familyName: "Hopper")
+            _ = await flow.complete(identityToken: token(subject: "003", nonce: first), name: name, email: nil)
+
+            // Apple sends no name the second time; the kept one goes with this request.
+            let second = await flow.startRequest()
+            #expect(await flow.complete(identityToken: token(subject: "003", nonce: second), name: nil, email: nil))
+            #expect(await flow.signedIn?.user?.displayName == "Grace Hopper")
+        }
+    }
+
+    @Test func signingInTwiceIsOneAccount() async throws {
+        try await LiveServer.run { server in
+            let flow = await AppleSignInFlow(client: server.client())
+            for _ in 0..<2 {
+                let nonce = await flow.startRequest()
+                #expect(await flow.complete(identityToken: token(subject: "004", nonce: nonce), name: NameParts(givenName: "G"), email: nil))
+            }
+            #expect(server.native.appleRegistrations == 1)
+        }
+    }
+
+    @Test func aTokenForAnotherNonceIsRefused() async throws {
+        try await LiveServer.run { server in
+            let flow = await AppleSignInFlow(client: server.client())
+            _ = await flow.startRequest()
+            #expect(await flow.complete(identityToken: token(subject: "005", nonce: AppleNonce(raw: "someone else's")), name: nil, email: nil) == false)
+            #expect(await flow.signedIn == nil)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+@testable import ChatterKit
+
+/// KeychainStore's own code (query building, protection, status mapping) against the Security stand-in.
+@Suite struct KeychainStoreTests {
+    let keychain = KeychainStandIn()
+
+    func store(_ accessControl: KeychainStore.AccessControl? = nil, accessibility: KeychainStore.Accessibility = .afterFirstUnlockThisDeviceOnly)
+        -> KeychainStore
+    {
+        KeychainStore(
+            service: "com.example.chatter", accessGroup: "TEAM.shared", accessibility: accessibility, accessControl: accessControl,
+            functions: keychain.functions)
+    }
+
+    @Test func itemsAreThisDeviceOnlyAndNeverSynchronized() async throws {
+        try await store().write(Data("s".utf8), for: "session")
+        let item = try #require(keychain.items.first)
+        #expect(item.attributes[kSecClass as String] as? String == kSecClassGenericPassword as String)
+        #expect(item.attributes[kSecAttrService as String] as? String == "com.example.chatter")
+        #expect(item.attributes[kSecAttrAccount as String] as? String == "session")
+        #expect(item.attributes[kSecAttrAccessGroup as String] as? String == "TEAM.shared")
+        #expect(item.attributes[kSecAttrSynchronizable as String] as? Bool == false)
+        #expect(item.attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
+        #expect(item.attributes[kSecUseDataProtectionKeychain as String] as? Bool == true)
+    }
+
+    @Test func aSecondWriteUpdatesTheItemInPlace() async throws {
+        let store = store()
+        try await store.write(Data("one".utf8), for: "session")
+        try await store.write(Data("two".utf8), for: "session")
+        #expect(keychain.items.count == 1)
+        #expect(try await store.read("session") == Data("two".utf8))
+    }
+
+    @Test func accessControlReplacesAccessibilityAndAsksForPresence() async throws {
+        let store = store(.biometryCurrentSet)
+        try await store.write(Data("s".utf8), for: "session")
+        let item = try #require(keychain.items.first)
+        let control = try #require(item.attributes[kSecAttrAccessControl as String] as? KeychainStandIn.AccessControlObject)
+        #expect(control.control == .biometryCurrentSet)
+        #expect(control.accessibility == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
+        #expect(item.attributes[kSecAttrAccessible as String] == nil)
+
+        #expect(try await store.read("session") == Data("s".utf8))
+        #expect(keychain.presenceChecks == 1)
+        keychain.set(presence: .cancelled)
+        await #expect(throws: StorageError.denied("the user cancelled (errSecUserCanceled)")) { try await store.read("session") }
+        keychain.set(presence: .fails)
+        await #expect(throws: StorageError.denied("authentication failed (errSecAuthFailed)")) { try await store.read("session") }
+    }
+
+    @Test func failsClosedWhenAccessControlCannotBeCreated() async throws {
+        keychain.set(canCreateAccessControl: false)
+        await #expect(throws: StorageError.self) { try await store(.userPresence).write(Data("s".utf8), for: "session") }
+        #expect(keychain.items.isEmpty, "nothing is stored unprotected")
+    }
+
+    @Test func aLockedDeviceIsUnavailableNotSignedOut() async throws {
+        let whenUnlocked = store(accessibility: .whenUnlockedThisDeviceOnly)
+        try await whenUnlocked.write(Data("s".utf8), for: "session")
+        keychain.set(device: .locked)
+        do {
+            _ = try await whenUnlocked.read("session")
+            Issue.record("read a when-unlocked item on a locked device")
+        } catch {
+            guard case .unavailable = error else { Issue.record("\(error)"); return }
+        }
+
+        // After-first-unlock items stay readable while locked, which is why they are the default.
+        let afterFirstUnlock = store()
+        try await afterFirstUnlock.write(Data("t".utf8), for: "other")
+        #expect(try await afterFirstUnlock.read("other") == Data("t".utf8))
+        keychain.set(device: .beforeFirstUnlock)
+        await #expect(throws: StorageError.self) { try await afterFirstUnlock.read("other") }
+    }
+
+    @Test func missingIsNilAndDeletingMissingSucceeds() async throws {
+        #expect(try await store().read("nothing") == nil)
+        try await store().delete("nothing")
+    }
+
+    @Test(arguments: [
+        (Int32(-25308), "unavailable"), (-25291, "unavailable"), (-34018, "unavailable"), (-25294, "unavailable"),
+        (-25293, "denied"), (-128, "denied"), (-50, "failed"), (-26275, "failed"),
+    ])
+    func statusesMapToTypedErrors(status: Int32, kind: String) async throws {
+        keychain.set(forcedStatus: status)
+        do {
+            _ = try await store().read("session")
+            Issue.record("status \(status) did not throw")
+        } catch {
+            switch error {
+            case .unavailable: #expect(kind == "unavailable")
+            case .denied: #expect(kind == "denied")
+            case .failed: #expect(kind == "failed")
+            case .protectionUnavailable: Issue.record("unexpected \(error)")
+            }
+        }
+    }
+}
+
+/// A fresh install does not resurrect the previous install's session (Keychain items outlive the app).
+@Suite struct FirstRunGuardTests {
+    func defaults() -> UserDefaults {
+        let name = "chatterkit.tests.\(UUID().uuidString)"
+        let defaults = UserDefaults(suiteName: name)!
+        defaults.removePersistentDomain(forName: name)
+        return defaults
+    }
+
+    @Test func firstRunClearsWhatAnEarlierInstallLeft() async throws {
+        let keychain = KeychainStandIn()
+        let store = KeychainStore(service: "chatter", functions: keychain.functions)
+        try await store.write(Data("old session".utf8), for: StoreKey.session)
+        let defaults = defaults()
+
+        #expect(try await FirstRunGuard.prepare(store, defaults: defaults))
+        #expect(try await store.read(StoreKey.session) == nil)
+
+        try await store.write(Data("new session".utf8), for: StoreKey.session)
+        #expect(try await FirstRunGuard.prepare(store, defaults: defaults) == false)
+        #expect(try await store.read(StoreKey.session) == Data("new session".utf8), "later launches keep the session")
+    }
+
+    @Test func aLockedStoreDefersTheCleanupToTheNextLaunch() async throws {
+        let store = MemoryStore([StoreKey.session: Data("old".utf8)])
+        store.setFailure(.unavailable("locked"))
+        let defaults = defaults()
+        await #expect(throws: StorageError.unavailable("locked")) { try await FirstRunGuard.prepare(store, defaults: defaults) }
+        #expect(defaults.bool(forKey: FirstRunGuard.markerKey) == false)
+
+        store.setFailure(nil)
+        #expect(try await FirstRunGuard.prepare(store, defaults: defaults))
+        #expect(store.keys.isEmpty)
+    }
+}

@@ -25,7 +25,7 @@ final class AHCTransport: HTTPTransport {
         self.timeout = timeout
     }
 
-    func send(_ request: ChatterKit.HTTPRequest) async throws -> ChatterKit.HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = .RAW(value: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
@@ -34,7 +34,7 @@ final class AHCTransport: HTTPTransport {
         let body = try await response.body.collect(upTo: 8 * 1024 * 1024)
         var headers: [String: String] = [:]
         for header in response.headers { headers[header.name.lowercased()] = header.value }
-        return ChatterKit.HTTPResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: body))
+        return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
     }
 
     func shutdown() async {

@@ -30,12 +30,15 @@ enum PinCheck {
             .connectTimeout(.seconds(10))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // This probe only reads the leaf; the pin decides, not the chain.
+                    let waiter = HandshakeWaiter(promise: handshake)
+                    // This probe only reads the leaf; the pin decides, not the chain. Once it has the leaf
+                    // the probe is done, so it does not wait for the rest of the handshake.
                     let tls = try NIOSSLClientHandler(context: context, serverHostname: serverName) { chain, promise in
                         leaf.set(chain.first)
                         promise.succeed(.certificateVerified)
+                        waiter.finish(.success(()))
                     }
-                    try channel.pipeline.syncOperations.addHandlers([tls, HandshakeWaiter(promise: handshake)])
+                    try channel.pipeline.syncOperations.addHandlers([tls, waiter])
                 }
             }
             .connect(host: host, port: port).get()
@@ -55,8 +58,8 @@ private final class LeafBox: @unchecked Sendable {
     func get() -> NIOSSLCertificate? { lock.withLock { value } }
 }
 
-/// Completes when the TLS handshake has finished or the connection failed, whichever comes first.
-/// Its methods all run on the channel's event loop, so `done` needs no lock.
+/// Completes when the server's certificate has been seen or the connection failed, whichever comes
+/// first. Everything here runs on the channel's event loop, so `done` needs no lock.
 private final class HandshakeWaiter: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     let promise: EventLoopPromise<Void>
@@ -70,11 +73,6 @@ private final class HandshakeWaiter: ChannelInboundHandler {
         guard !done else { return }
         done = true
         promise.completeWith(result)
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event { finish(.success(())) }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -37,7 +37,7 @@ public struct ChatterAPI: Sendable {
 
     /// The raw answer of a 2xx exchange; non-2xx statuses are thrown as `ChatterError.server`.
     public func exchange(_ method: String, _ path: String, body: (any Encodable)? = nil, bearer: String? = nil)
-        async throws -> HTTPResponse
+        async throws -> TransportResponse
     {
         var headers = ["Accept": "application/json", "User-Agent": userAgent]
         var data: Data?
@@ -46,9 +46,9 @@ public struct ChatterAPI: Sendable {
             do { data = try JSONEncoder().encode(body) } catch { throw ChatterError.unreadableResponse("cannot encode the request: \(error)") }
         }
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
-        let response: HTTPResponse
+        let response: TransportResponse
         do {
-            response = try await transport.send(HTTPRequest(method: method, url: url(path), headers: headers, body: data))
+            response = try await transport.send(TransportRequest(method: method, url: url(path), headers: headers, body: data))
         } catch is CancellationError {
             throw ChatterError.cancelled
         } catch let error as ChatterError {

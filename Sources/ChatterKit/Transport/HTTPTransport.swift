@@ -2,7 +2,7 @@ import Foundation
 
 /// One HTTP exchange as the SDK sees it: small value types, so transports (URLSession in apps,
 /// async-http-client in the terminal client, counting wrappers in tests) are easy to swap.
-public struct HTTPRequest: Sendable, Equatable {
+public struct TransportRequest: Sendable, Equatable {
     public var method: String
     public var url: URL
     public var headers: [String: String]
@@ -16,7 +16,7 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 }
 
-public struct HTTPResponse: Sendable, Equatable {
+public struct TransportResponse: Sendable, Equatable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
@@ -32,5 +32,5 @@ public struct HTTPResponse: Sendable, Equatable {
 /// answer arrived (connection, TLS, timeout), which the SDK reports as a network error and never as a
 /// reason to sign the user out.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse
 }

@@ -14,7 +14,7 @@ public struct URLSessionTransport: HTTPTransport {
         self.timeout = timeout
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
@@ -25,6 +25,6 @@ public struct URLSessionTransport: HTTPTransport {
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
-        return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+        return TransportResponse(status: http.statusCode, headers: headers, body: data)
     }
 }

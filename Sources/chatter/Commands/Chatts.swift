@@ -43,13 +43,20 @@ struct Chatts: AsyncParsableCommand {
             return items.reversed().map { item in
                 Line(
                     name: item.name, message: item.message, time: Self.format(Date(timeIntervalSince1970: item.time)),
-                    mine: item.userID != nil && item.userID == session?.user?.id)
+                    mine: Self.isMine(userID: item.userID, name: item.name, session))
             }
         } catch ChatterError.server(404, _) {
             return try await context.client.courseChatts().map { row in
-                Line(name: row.name, message: row.message, time: Self.format(row.time), mine: row.name == session?.username)
+                Line(name: row.name, message: row.message, time: Self.format(row.time), mine: Self.isMine(userID: nil, name: row.name, session))
             }
         }
+    }
+
+    /// A native session knows its user ID; a course chatterID knows only the name it posts under.
+    static func isMine(userID: String?, name: String, _ session: AuthSession?) -> Bool {
+        guard let session else { return false }
+        if let id = session.user?.id { return userID == id }
+        return name == session.username
     }
 
     static func format(_ date: Date) -> String {

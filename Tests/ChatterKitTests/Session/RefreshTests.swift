@@ -174,7 +174,7 @@ final class DropAfterRefresh: HTTPTransport {
     let inner: SwitchableTransport
     init(_ inner: SwitchableTransport) { self.inner = inner }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         let response = try await inner.send(request)
         if request.url.path == NativePath.refresh { inner.setDown(true) }
         return response

@@ -25,11 +25,13 @@ final class EventLog: Sendable {
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     init(_ stream: AsyncStream<AuthEvent>) {
-        let task = Task { [events] in
-            for await event in stream { events.withLock { $0.append(event) } }
+        let task = Task { [weak self] in
+            for await event in stream { self?.append(event) }
         }
         self.task.withLock { $0 = task }
     }
+
+    private func append(_ event: AuthEvent) { events.withLock { $0.append(event) } }
 
     var all: [AuthEvent] { events.withLock { $0 } }
 
@@ -60,7 +62,7 @@ final class GateTransport: HTTPTransport {
     var waiting: Int { state.withLock { $0.waiting } }
     func open() { state.withLock { $0.open = true } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         if request.url.path == path {
             state.withLock { $0.waiting += 1 }
             while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
+import Testing
 
 /// A live chatterd on loopback, as the server tests start it (HummingbirdTesting's live mode, a real
 /// SQLite file in a temporary directory, Google's keys from a local JWKS listener), with the native API
@@ -91,7 +92,7 @@ final class CountingTransport: HTTPTransport {
 
     func count(_ path: String) -> Int { counts.withLock { $0[path, default: 0] } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         counts.withLock { $0[request.url.path, default: 0] += 1 }
         return try await inner.send(request)
     }
@@ -108,7 +109,7 @@ final class SwitchableTransport: HTTPTransport {
 
     func setDown(_ down: Bool) { state.withLock { $0 = down } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         if state.withLock({ $0 }) { throw URLError(.cannotConnectToHost) }
         return try await inner.send(request)
     }

@@ -22,7 +22,7 @@ public final class PasswordHasher: Sendable {
     let maximumQueued: Int
     private let queued = Atomic<Int>(0)
     /// Verified against when an account does not exist, so that "no such user" costs what "wrong password" costs.
-    private let decoy: String
+    let decoy: String
 
     public init(cost: UInt8 = 12, maximumQueued: Int = 64) {
         self.cost = cost

@@ -11,6 +11,7 @@ import Testing
 /// endpoint replaced by a local JWKS listener serving the test issuer's key.
 struct Harness: Sendable {
     static let appleClientID = "com.example.chatter"
+    static let userAgent = "ChatterTests/1.0"
 
     let clock: TestClock
     let issuer: TestIssuer
@@ -22,19 +23,20 @@ struct Harness: Sendable {
 
     static func run(
         in directory: String? = nil, clock: TestClock = TestClock(), issuer: TestIssuer? = nil,
+        appleKeys: (any JWKSSource)? = nil,
         configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let issuer = try issuer ?? TestIssuer()
         if let directory {
-            try await run(directory, clock, issuer, configure, body)
+            try await run(directory, clock, issuer, appleKeys, configure, body)
         } else {
-            try await withTemporaryDirectory { try await run($0, clock, issuer, configure, body) }
+            try await withTemporaryDirectory { try await run($0, clock, issuer, appleKeys, configure, body) }
         }
     }
 
     private static func run(
-        _ directory: String, _ clock: TestClock, _ issuer: TestIssuer,
+        _ directory: String, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?,
         _ configure: @Sendable (inout ServerConfiguration) -> Void, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let appleIssuer = try TestIssuer(kid: "apple-test-key")
@@ -58,7 +60,7 @@ struct Harness: Sendable {
                     keys: JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
                 apple: IDTokenVerifier(
                     provider: .apple(clientIDs: config.appleClientIDs),
-                    keys: JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
+                    keys: JWKSCache(source: appleKeys ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
                 mail: mail, configuration: config, hasher: PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
             let app = ChatterApp.application(configuration: config, services: services, logger: logger)
             try await app.test(.live) { client in
@@ -71,7 +73,7 @@ struct Harness: Sendable {
     // MARK: requests
 
     func post(_ path: String, json: String, bearer: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
-        var headers: HTTPFields = [.contentType: "application/json"]
+        var headers: HTTPFields = [.contentType: "application/json", .userAgent: Self.userAgent]
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
         headers.append(contentsOf: extra)
         return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: json))

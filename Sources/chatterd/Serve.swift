@@ -31,6 +31,26 @@ struct Serve: AsyncParsableCommand {
     var allowAnonymousPosting = false
     @Option(help: "trace, debug, info, notice, warning, error or critical. [CHATTERD_LOG_LEVEL, default info]")
     var logLevel: String?
+    @Option(help: "How Google tokens carry the nonce: sha256 (hex of SHA-256 of the raw nonce) or raw. [CHATTERD_GOOGLE_NONCE, default sha256]")
+    var googleNonce: String?
+    @Option(name: .customLong("apple-client-id"), help: "An accepted Sign in with Apple audience (bundle ID or Services ID); repeatable. [CHATTERD_APPLE_CLIENT_IDS, comma-separated]")
+    var appleClientIDs: [String] = []
+    @Option(help: "Where Apple's signing keys are fetched. [CHATTERD_APPLE_JWKS_URL]")
+    var appleJwksUrl: String?
+    @Option(help: "Access token lifetime in seconds. [CHATTERD_ACCESS_LIFETIME, default 900]")
+    var accessLifetime: Double?
+    @Option(help: "A session ends when not refreshed for this many seconds. [CHATTERD_SESSION_IDLE, default 2592000]")
+    var sessionIdle: Double?
+    @Option(help: "A session ends this many seconds after sign-in. [CHATTERD_SESSION_ABSOLUTE, default 7776000]")
+    var sessionAbsolute: Double?
+    @Option(help: "Minimum password length in characters. [CHATTERD_MIN_PASSWORD_LENGTH, default 8]")
+    var minPasswordLength: Int?
+    @Option(help: "bcrypt cost (12 or more in production). [CHATTERD_BCRYPT_COST, default 12]")
+    var bcryptCost: UInt8?
+    @Option(help: "Mail transport: log, or smtp://user:password@host:587 (STARTTLS) / smtps://…:465. [CHATTERD_MAIL, default log]")
+    var mail: String?
+    @Option(help: "From address of the mail chatterd sends. [CHATTERD_MAIL_FROM]")
+    var mailFrom: String?
 
     func resolve() throws -> ServerConfiguration {
         var config = ServerConfiguration()
@@ -43,6 +63,19 @@ struct Serve: AsyncParsableCommand {
         if let googleJwksUrl { config.googleJWKSURL = googleJwksUrl }
         if let sessionLifetime { config.sessionLifetime = sessionLifetime }
         if allowAnonymousPosting { config.allowAnonymousPosting = true }
+        if let googleNonce {
+            guard let form = IdentityProvider.NonceForm(rawValue: googleNonce) else { throw ValidationError("--google-nonce is sha256 or raw") }
+            config.googleNonce = form
+        }
+        if !appleClientIDs.isEmpty { config.appleClientIDs = appleClientIDs }
+        if let appleJwksUrl { config.appleJWKSURL = appleJwksUrl }
+        if let accessLifetime { config.lifetimes.access = accessLifetime }
+        if let sessionIdle { config.lifetimes.idle = sessionIdle }
+        if let sessionAbsolute { config.lifetimes.absolute = sessionAbsolute }
+        if let minPasswordLength { config.minimumPasswordLength = minPasswordLength }
+        if let bcryptCost { config.bcryptCost = bcryptCost }
+        if let mail { config.mail = mail }
+        if let mailFrom { config.mailFrom = mailFrom }
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level \(logLevel)") }
             config.logLevel = level
@@ -76,13 +109,24 @@ struct Serve: AsyncParsableCommand {
         }
 
         let transport = try PreparedTransport.prepare(config)
-        let keys = JWKSCache(source: HTTPJWKSSource(url: config.googleJWKSURL), algorithms: ["RS256"], logger: logger)
-        let google = IDTokenVerifier(provider: .google(clientIDs: config.googleClientIDs), keys: keys)
+        let services = ChatterServices(
+            store: store,
+            google: IDTokenVerifier(
+                provider: .google(clientIDs: config.googleClientIDs, nonce: config.googleNonce),
+                keys: JWKSCache(source: HTTPJWKSSource(url: config.googleJWKSURL), algorithms: ["RS256"], logger: logger)),
+            apple: IDTokenVerifier(
+                provider: .apple(clientIDs: config.appleClientIDs),
+                keys: JWKSCache(source: HTTPJWKSSource(url: config.appleJWKSURL), algorithms: ["RS256"], logger: logger)),
+            mail: try MailTransports.make(config, logger: logger),
+            configuration: config, hasher: PasswordHasher(cost: config.bcryptCost), logger: logger)
         if config.googleClientIDs.isEmpty {
-            logger.warning("no Google client IDs configured: /adduser will refuse every token until --google-client-id is given")
+            logger.warning("no Google client IDs configured: Google sign-in refuses every token until --google-client-id is given")
+        }
+        if config.appleClientIDs.isEmpty {
+            logger.notice("no Apple client IDs configured: Sign in with Apple is off until --apple-client-id is given")
         }
         let app = ChatterApp.application(
-            configuration: config, parts: .init(store: store, google: google), server: transport.server,
+            configuration: config, services: services, server: transport.server,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
                 let banner = ["chatterd listening on \(transport.scheme)://\(config.bindAddress):\(port)", "database: \(config.databasePath)"]

@@ -23,9 +23,22 @@ public struct ServerConfiguration: Sendable {
     public var googleJWKSURL = IdentityProvider.googleJWKSURL
     /// How long a chatterID is valid, in seconds. It does not follow the ID token's own `exp` (about an
     /// hour for Google): the ID token is checked once at sign-in and never extends a session.
-    public var sessionLifetime: Double = 24 * 3600
+    public var sessionLifetime: Double {
+        get { lifetimes.course }
+        set { lifetimes.course = newValue }
+    }
     public var allowAnonymousPosting = false
     public var logLevel = Logger.Level.info
+    public var googleNonce = IdentityProvider.NonceForm.sha256
+    /// The app's bundle ID and any Services IDs Sign in with Apple tokens are issued to.
+    public var appleClientIDs: [String] = []
+    public var appleJWKSURL = IdentityProvider.appleJWKSURL
+    public var lifetimes = SessionService.Lifetimes()
+    public var minimumPasswordLength = 8
+    public var bcryptCost: UInt8 = 12
+    /// `log` (development: the server log and an outbox folder) or an `smtp://` / `smtps://` URL.
+    public var mail = "log"
+    public var mailFrom = "Chatter <no-reply@localhost>"
 
     public init() {}
 
@@ -42,6 +55,16 @@ public struct ServerConfiguration: Sendable {
         if let v = value("CHATTERD_GOOGLE_JWKS_URL") { googleJWKSURL = v }
         if let v = value("CHATTERD_SESSION_LIFETIME") { sessionLifetime = try Self.parse(Double.init, v, "CHATTERD_SESSION_LIFETIME") }
         if let v = value("CHATTERD_ALLOW_ANONYMOUS_POSTING") { allowAnonymousPosting = try Self.flag(v, "CHATTERD_ALLOW_ANONYMOUS_POSTING") }
+        if let v = value("CHATTERD_GOOGLE_NONCE") { googleNonce = try Self.parse(IdentityProvider.NonceForm.init(rawValue:), v, "CHATTERD_GOOGLE_NONCE") }
+        if let v = value("CHATTERD_APPLE_CLIENT_IDS") { appleClientIDs = Self.list(v) }
+        if let v = value("CHATTERD_APPLE_JWKS_URL") { appleJWKSURL = v }
+        if let v = value("CHATTERD_ACCESS_LIFETIME") { lifetimes.access = try Self.parse(Double.init, v, "CHATTERD_ACCESS_LIFETIME") }
+        if let v = value("CHATTERD_SESSION_IDLE") { lifetimes.idle = try Self.parse(Double.init, v, "CHATTERD_SESSION_IDLE") }
+        if let v = value("CHATTERD_SESSION_ABSOLUTE") { lifetimes.absolute = try Self.parse(Double.init, v, "CHATTERD_SESSION_ABSOLUTE") }
+        if let v = value("CHATTERD_MIN_PASSWORD_LENGTH") { minimumPasswordLength = try Self.parse(Int.init, v, "CHATTERD_MIN_PASSWORD_LENGTH") }
+        if let v = value("CHATTERD_BCRYPT_COST") { bcryptCost = try Self.parse(UInt8.init, v, "CHATTERD_BCRYPT_COST") }
+        if let v = value("CHATTERD_MAIL") { mail = v }
+        if let v = value("CHATTERD_MAIL_FROM") { mailFrom = v }
         if let v = value("CHATTERD_LOG_LEVEL") { logLevel = try Self.parse(Logger.Level.init(rawValue:), v, "CHATTERD_LOG_LEVEL") }
         let cert = value("CHATTERD_TLS_CERT"), key = value("CHATTERD_TLS_KEY")
         if let cert, let key { transport = .tls(certificatePath: cert, keyPath: key) }
@@ -52,6 +75,11 @@ public struct ServerConfiguration: Sendable {
     public func validate() throws {
         guard (1...65535).contains(port) else { throw ConfigurationError("port \(port) is not between 1 and 65535") }
         guard sessionLifetime >= 60 else { throw ConfigurationError("session lifetime must be at least 60 seconds") }
+        guard lifetimes.access >= 60, lifetimes.idle >= lifetimes.access, lifetimes.absolute >= lifetimes.idle else {
+            throw ConfigurationError("lifetimes must satisfy 60 s ≤ access ≤ idle ≤ absolute")
+        }
+        guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31 (12 or more in production)") }
+        guard minimumPasswordLength >= 1 else { throw ConfigurationError("minimum password length must be at least 1") }
     }
 
     static func list(_ text: String) -> [String] {

@@ -7,13 +7,14 @@ import ServiceLifecycle
 struct StoreService: Service {
     let store: any ChatterStore
     let purgeInterval: Duration
+    let idleLifetime: Double
     let now: @Sendable () -> Date
     let logger: Logger
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let purged = try await store.purgeExpiredSessions(at: now())
+                let purged = try await store.purgeExpiredSessions(at: now(), idleLifetime: idleLifetime)
                 if purged > 0 { logger.info("purged expired sessions", metadata: ["count": "\(purged)"]) }
             } catch {
                 logger.warning("session purge failed", metadata: ["error": "\(error)"])

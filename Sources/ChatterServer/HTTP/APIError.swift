@@ -1,10 +1,12 @@
 import ChatterWire
+import HTTPTypes
 import Hummingbird
 
 /// An error answered to the client as a JSON `ErrorBody` with the given status.
 public struct APIError: Error, HTTPResponseError {
     public var status: HTTPResponse.Status
     public var body: ErrorBody
+    public var headers: HTTPFields = [:]
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, check: String? = nil, audience: [String]? = nil) {
         self.status = status
@@ -12,7 +14,19 @@ public struct APIError: Error, HTTPResponseError {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        JSONResponse.make(body, status: status)
+        var response = JSONResponse.make(body, status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+
+    func with(_ name: HTTPField.Name, _ value: String) -> APIError {
+        var copy = self
+        copy.headers[name] = value
+        return copy
+    }
+
+    static func tooMany(retryAfter seconds: Int, _ message: String = "Too many attempts; try again later.") -> APIError {
+        APIError(.tooManyRequests, "rate_limited", message).with(.retryAfter, String(seconds))
     }
 
     static func unprocessable(_ message: String) -> APIError { APIError(.unprocessableContent, "invalid_body", message) }

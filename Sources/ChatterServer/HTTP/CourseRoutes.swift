@@ -5,12 +5,11 @@ import Logging
 
 /// The course-compatible API (SPEC §2). Shapes and status codes here must not change.
 struct CourseRoutes {
-    let store: any ChatterStore
-    let google: IDTokenVerifier
+    let services: ChatterServices
     let timeline: Timeline
-    let sessionLifetime: Double
     let allowAnonymousPosting: Bool
-    let now: @Sendable () -> Date
+
+    var now: @Sendable () -> Date { services.now }
 
     static let missingName = "Profile NA"
 
@@ -41,32 +40,28 @@ struct CourseRoutes {
     func addUser(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(AddUserRequest.self, context: context)
         let identity: VerifiedIdentity
+        let client = context.client(request)
         do {
-            identity = try await google.verify(body.idToken, clientID: body.clientID)
+            identity = try await services.google.verify(body.idToken, clientID: body.clientID)
         } catch {
-            context.logger.info("adduser rejected a token", metadata: ["check": "\(error.check.rawValue)"])
-            if error.keysUnavailable {
-                throw APIError(.serviceUnavailable, "keys_unavailable", "Google's signing keys could not be fetched; try again shortly.")
-            }
-            throw APIError(
-                .unauthorized, "invalid_token", "The ID token was rejected: \(error.reason)",
-                check: error.check.rawValue, audience: error.check == .audience ? error.audience : nil)
+            await services.audit.record(.signInFailed, method: "google", client: client, detail: error.check.rawValue)
+            throw error.apiError(provider: "Google")
         }
-        let signedInAt = now()
-        let user = try await store.signIn(
-            identity: IdentityKey(issuer: identity.issuer, subject: identity.subject),
-            displayName: identity.name.flatMap(Self.displayName), fallbackName: Self.missingName,
-            email: identity.email, emailVerified: identity.emailVerified, at: signedInAt)
-        let token = SessionToken.generate()
-        _ = try await store.createSession(
-            userID: user.id, tokenHash: token.hash, createdAt: signedInAt, expiresAt: signedInAt.addingTimeInterval(sessionLifetime))
-        return JSONResponse.make(AddUserResponse(username: user.displayName, chatterID: token.secret, lifetime: Int(sessionLifetime)))
+        let user = try await services.store.signIn(
+            IdentityClaims(
+                key: IdentityKey(issuer: identity.issuer, subject: identity.subject), displayName: identity.name.flatMap(Self.displayName),
+                email: identity.email?.lowercased(), emailVerified: identity.emailVerified),
+            fallbackName: Self.missingName, at: now())
+        let lifetime = services.sessions.lifetimes.course
+        let token = try await services.sessions.startUnrefreshable(user: user, method: "google", lifetime: lifetime, client: client)
+        await services.audit.record(.signIn, user: user.id, method: "google", client: client)
+        return JSONResponse.make(AddUserResponse(username: user.displayName, chatterID: token.secret, lifetime: Int(lifetime)))
     }
 
     func postAuth(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(PostAuthRequest.self, context: context)
         try Self.checkLimits(name: nil, message: body.message)
-        switch try await store.session(tokenHash: SessionToken.hash(body.chatterID), at: now()) {
+        switch try await services.sessions.authenticate(body.chatterID) {
         case .unknown: throw APIError.unknownSession
         case .expired: throw APIError.expiredSession
         case .valid(let session):

@@ -25,6 +25,16 @@ extension Request {
     /// that names the field, so a client learns what to fix.
     func decodeJSON<T: Decodable>(_ type: T.Type, context: some RequestContext) async throws -> T {
         let buffer = try await body.collect(upTo: context.maxUploadSize)
+        return try Self.decode(T.self, from: buffer)
+    }
+
+    /// Like `decodeJSON`, but an empty body means "no options given".
+    func decodeOptionalJSON<T: Decodable>(_ type: T.Type, context: some RequestContext) async throws -> T? {
+        let buffer = try await body.collect(upTo: context.maxUploadSize)
+        return buffer.readableBytes == 0 ? nil : try Self.decode(T.self, from: buffer)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: buffer)
         } catch let error as DecodingError {

@@ -1,3 +1,4 @@
+import Crypto
 import ExtrasBase64
 import Foundation
 import JWTKit
@@ -26,8 +27,10 @@ public struct IDTokenVerifier: Sendable {
     }
 
     /// Verifies `token`; `clientID`, when given, must be one of the token's audiences as well as configured.
-    public func verify(_ token: String, clientID: String? = nil) async throws(TokenRejected) -> VerifiedIdentity {
-        let report = await inspect(token, clientID: clientID)
+    public func verify(
+        _ token: String, clientID: String? = nil, nonce: NonceExpectation = .notChecked, requireSubject: Bool = true
+    ) async throws(TokenRejected) -> VerifiedIdentity {
+        let report = await inspect(token, clientID: clientID, nonce: nonce, requireSubject: requireSubject)
         if let identity = report.identity { return identity }
         let failure = report.firstFailure ?? CheckResult(.format, .fail, "token could not be checked")
         throw TokenRejected(
@@ -36,7 +39,9 @@ public struct IDTokenVerifier: Sendable {
 
     /// Runs every check and reports each one, continuing past failures where a later check still means
     /// something (an expired token with a bad signature reports both).
-    public func inspect(_ token: String, clientID: String? = nil) async -> TokenReport {
+    public func inspect(
+        _ token: String, clientID: String? = nil, nonce: NonceExpectation = .notChecked, requireSubject: Bool = true
+    ) async -> TokenReport {
         var report = TokenReport(results: [], audience: [])
         func record(_ check: TokenCheck, _ passed: Bool, _ detail: String) {
             report.results.append(CheckResult(check, passed ? .pass : .fail, detail))
@@ -131,15 +136,32 @@ public struct IDTokenVerifier: Sendable {
         } else {
             record(.issuedAt, false, "iat is missing")
         }
-        let subjectOK = !(claims.sub ?? "").isEmpty
-        record(.subject, subjectOK, subjectOK ? "sub \(claims.sub!)" : "sub is missing")
+        let subjectOK = !requireSubject || !(claims.sub ?? "").isEmpty
+        record(.subject, subjectOK, subjectOK ? (claims.sub.map { "sub \($0)" } ?? "no sub (not required)") : "sub is missing")
+        let nonceCheck = nonceCheck(claims.nonce, nonce)
+        record(.nonce, nonceCheck.passed, nonceCheck.detail)
 
-        if report.results.allSatisfy({ $0.outcome == .pass }), let iss = claims.iss, let sub = claims.sub {
+        if report.results.allSatisfy({ $0.outcome == .pass }), let iss = claims.iss {
             report.identity = VerifiedIdentity(
-                issuer: iss, subject: sub, name: claims.name, email: claims.email,
-                emailVerified: claims.emailVerified ?? false, nonce: claims.nonce)
+                issuer: iss, subject: claims.sub ?? "", name: claims.name, email: claims.email,
+                emailVerified: claims.emailVerified ?? false, nonce: claims.nonce, events: claims.events)
         }
         return report
+    }
+
+    private func nonceCheck(_ carried: String?, _ expectation: NonceExpectation) -> (passed: Bool, detail: String) {
+        guard case .raw(let raw) = expectation else { return (true, "not checked for this route") }
+        switch (carried, raw) {
+        case (nil, nil): return (true, "no nonce on either side")
+        case (.some, nil): return (false, "the token carries a nonce but the request sent none")
+        case (nil, .some): return (false, "the request sent a nonce but the token carries none")
+        case (.some(let carried), .some(let raw)):
+            let expected = provider.nonce == .sha256 ? SHA256.hash(data: Array(raw.utf8)).map { String(format: "%02x", $0) }.joined() : raw
+            let form = provider.nonce == .sha256 ? "hex(SHA-256(raw nonce))" : "the raw nonce"
+            return constantTimeEqual(Array(carried.utf8), Array(expected.utf8))
+                ? (true, "nonce matches \(form)")
+                : (false, "the token's nonce is not \(form)\(carried == raw ? " (it is the raw nonce itself)" : "")")
+        }
     }
 
     private func audienceCheck(_ claims: TokenClaims, clientID: String?) -> (passed: Bool, detail: String) {

@@ -14,9 +14,10 @@ struct TokenClaims: JWTPayload {
     var email: String?
     var emailVerified: Bool?
     var nonce: String?
+    var events: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, azp, exp, iat, nbf, name, email, nonce
+        case iss, sub, aud, azp, exp, iat, nbf, name, email, nonce, events
         case emailVerified = "email_verified"
     }
 
@@ -36,6 +37,7 @@ struct TokenClaims: JWTPayload {
         name = try? c.decodeIfPresent(String.self, forKey: .name)
         email = try? c.decodeIfPresent(String.self, forKey: .email)
         nonce = try? c.decodeIfPresent(String.self, forKey: .nonce)
+        events = try? c.decodeIfPresent(String.self, forKey: .events)
         // Apple sent `email_verified` as the string "true"/"false" for years; newer tokens send a boolean.
         if let flag = try? c.decodeIfPresent(Bool.self, forKey: .emailVerified) {
             emailVerified = flag

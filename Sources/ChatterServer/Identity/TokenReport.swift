@@ -12,6 +12,7 @@ public enum TokenCheck: String, Sendable, CaseIterable, Codable {
     case notBefore = "not_yet_valid"
     case issuedAt = "issued_in_future"
     case subject = "missing_subject"
+    case nonce = "nonce_mismatch"
 
     /// A neutral name for reports, where the check may have passed.
     public var name: String {
@@ -27,6 +28,7 @@ public enum TokenCheck: String, Sendable, CaseIterable, Codable {
         case .notBefore: "not-before"
         case .issuedAt: "issued-at"
         case .subject: "subject"
+        case .nonce: "nonce"
         }
     }
 }
@@ -54,6 +56,16 @@ public struct VerifiedIdentity: Sendable, Equatable {
     public var email: String?
     public var emailVerified: Bool
     public var nonce: String?
+    /// Apple's server-to-server notifications carry their event here, as JSON text.
+    public var events: String?
+}
+
+/// Whether and how a sign-in's nonce is checked.
+public enum NonceExpectation: Sendable, Equatable {
+    /// The course API sends no nonce, so none is compared.
+    case notChecked
+    /// The raw nonce the app sent (or nil): checked whenever either side carries one.
+    case raw(String?)
 }
 
 /// The full diagnosis of one token. The server acts on `identity`/`firstFailure`; `chatterd check-token`

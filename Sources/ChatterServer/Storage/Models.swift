@@ -1,9 +1,17 @@
+import ChatterWire
 import Foundation
 
 /// An account. Identities from providers point at it; it is never found by email alone.
 public struct User: Sendable, Equatable {
     public var id: UUID
     public var displayName: String
+    public var name: NameParts?
+
+    public init(id: UUID, displayName: String, name: NameParts? = nil) {
+        self.id = id
+        self.displayName = displayName
+        self.name = name
+    }
 }
 
 /// A provider's account, keyed by (issuer, subject) as OpenID Connect requires.
@@ -15,20 +23,133 @@ public struct IdentityKey: Sendable, Hashable {
         self.issuer = issuer
         self.subject = subject
     }
+
+    /// Email addresses proven by a code are identities of this pseudo-issuer, subject the normalized address.
+    public static let emailIssuer = "email"
+    public static func email(_ address: String) -> IdentityKey { IdentityKey(issuer: emailIssuer, subject: address) }
+}
+
+/// What a sign-in learned about the person from the provider.
+public struct IdentityClaims: Sendable, Equatable {
+    public var key: IdentityKey
+    public var displayName: String?
+    public var name: NameParts?
+    public var email: String?
+    public var emailVerified: Bool
+
+    public init(key: IdentityKey, displayName: String? = nil, name: NameParts? = nil, email: String? = nil, emailVerified: Bool = false) {
+        self.key = key
+        self.displayName = displayName
+        self.name = name
+        self.email = email
+        self.emailVerified = emailVerified
+    }
+}
+
+public struct Identity: Sendable, Equatable {
+    public var key: IdentityKey
+    public var email: String?
+    public var emailVerified: Bool
+}
+
+/// Who is asking: kept with sessions and audit events.
+public struct ClientInfo: Sendable, Equatable {
+    public var ip: String?
+    public var userAgent: String?
+
+    public init(ip: String? = nil, userAgent: String? = nil) {
+        self.ip = ip
+        self.userAgent = userAgent
+    }
 }
 
 /// A live session as the request handlers see it.
 public struct AuthenticatedSession: Sendable, Equatable {
     public var sessionID: UUID
     public var user: User
-    public var expiresAt: Date
+    public var method: String
+    public var accessExpiresAt: Date
 }
 
 public enum SessionLookup: Sendable, Equatable {
     case valid(AuthenticatedSession)
-    /// Known but past its lifetime; the row has been purged.
+    /// Known but its access token is past its lifetime (refresh it, if the session has a refresh token).
     case expired
     case unknown
+}
+
+/// The hashes and deadlines of a session's tokens, as the session service computes them.
+public struct NewSession: Sendable {
+    public var id = UUID()
+    public var userID: UUID
+    public var method: String
+    public var accessHash: [UInt8]
+    public var accessExpiresAt: Date
+    /// nil for sessions that cannot be refreshed (the course API's chatterIDs, web-view cookies).
+    public var refreshHash: [UInt8]?
+    public var createdAt: Date
+    public var absoluteExpiresAt: Date
+    public var client: ClientInfo
+}
+
+/// A refresh token's rotation, computed by the session service and applied atomically by the store.
+public struct Rotation: Sendable {
+    public var presentedHash: [UInt8]
+    public var newAccessHash: [UInt8]
+    public var newRefreshHash: [UInt8]
+    public var accessLifetime: Double
+    /// A refresh must come within this long of the session's last use.
+    public var idleLifetime: Double
+    /// An already-rotated token presented within this long returns the same new pair (a lost response).
+    public var graceWindow: Double
+    /// The new pair, sealed with a key only the presented token can derive, for that retry.
+    public var retryBox: [UInt8]
+    public var now: Date
+}
+
+public enum RotationOutcome: Sendable, Equatable {
+    case rotated(sessionID: UUID, user: User, accessExpiresAt: Date, absoluteExpiresAt: Date)
+    /// The presented token was rotated moments ago: answer with the pair sealed in `retryBox`.
+    case retry(sessionID: UUID, user: User, retryBox: [UInt8], accessExpiresAt: Date, absoluteExpiresAt: Date)
+    /// A retired token came back outside the grace window: the whole session has been revoked.
+    case reused(sessionID: UUID, userID: UUID)
+    /// Idle or absolute lifetime is over; the session has been deleted.
+    case expired(userID: UUID)
+    case unknown
+}
+
+public struct SessionRecord: Sendable, Equatable {
+    public var id: UUID
+    public var method: String
+    public var userAgent: String?
+    public var ip: String?
+    public var createdAt: Date
+    public var lastUsedAt: Date
+}
+
+public struct EmailCodeRecord: Sendable, Equatable {
+    public var codeHash: [UInt8]
+    public var expiresAt: Date
+    public var failedAttempts: Int
+    public var sentAt: Date
+}
+
+public struct AuditEvent: Sendable, Equatable {
+    public var at: Date
+    public var event: String
+    public var userID: UUID?
+    public var method: String?
+    public var client: ClientInfo
+    public var detail: String?
+
+    public init(at: Date, event: String, userID: UUID? = nil, method: String? = nil, client: ClientInfo = ClientInfo(), detail: String? = nil) {
+        self.at = at
+        self.event = event
+        self.userID = userID
+        self.method = method
+        self.client = client
+        self.detail = detail
+    }
 }
 
 public struct Chatt: Sendable, Equatable {

@@ -4,31 +4,89 @@ import Foundation
 // shared test suite (Tests/ChatterServerTests/Storage) runs against every implementation.
 
 public protocol UserRepository: Sendable {
-    /// Finds the user behind `identity`, creating both on first sign-in. A non-nil `displayName` replaces
-    /// the stored one (people rename themselves); nil keeps it, or gives a new user `fallbackName`.
-    func signIn(identity: IdentityKey, displayName: String?, fallbackName: String, email: String?, emailVerified: Bool, at: Date) async throws -> User
+    /// Finds the user behind `claims.key`, creating both on first sign-in. A user found through a verified
+    /// email of another identity is linked only when `claims.emailVerified` is true as well. A non-nil
+    /// display name replaces the stored one; name parts are stored once and never erased by an empty sign-in.
+    func signIn(_ claims: IdentityClaims, fallbackName: String, at: Date) async throws -> User
+    /// The user behind `key`, without creating anything.
+    func user(for key: IdentityKey) async throws -> User?
     func user(id: UUID) async throws -> User?
+    func identities(of userID: UUID) async throws -> [Identity]
+    /// Removes one identity; when it was the user's last, the user goes too. Returns the user's id.
+    @discardableResult
+    func deleteIdentity(_ key: IdentityKey) async throws -> UUID?
+    func setEmailForwarding(_ key: IdentityKey, enabled: Bool) async throws
+    /// Deletes the user, their identities, password, sessions and chatts.
+    func deleteUser(id: UUID) async throws
     func userCount() async throws -> Int
 }
 
+public protocol PasswordRepository: Sendable {
+    func passwordHash(userID: UUID) async throws -> String?
+    func setPasswordHash(_ hash: String, userID: UUID, at: Date) async throws
+}
+
 public protocol SessionRepository: Sendable {
-    func createSession(userID: UUID, tokenHash: [UInt8], createdAt: Date, expiresAt: Date) async throws -> UUID
-    /// The session whose token hashes to `tokenHash`; an expired one is deleted and reported as such.
-    func session(tokenHash: [UInt8], at: Date) async throws -> SessionLookup
-    /// Deletes every session past its lifetime; returns how many.
+    func createSession(_ session: NewSession) async throws
+    /// The session whose access token hashes to `accessHash`. An expired session that cannot be refreshed
+    /// is deleted when presented.
+    func session(accessHash: [UInt8], at: Date) async throws -> SessionLookup
+    func rotate(_ rotation: Rotation) async throws -> RotationOutcome
+    func sessions(of userID: UUID) async throws -> [SessionRecord]
+    /// Deletes one session of `userID`; false when it is not theirs or does not exist.
+    func revokeSession(id: UUID, userID: UUID) async throws -> Bool
+    /// Deletes every session of `userID` except `keeping`; returns how many.
     @discardableResult
-    func purgeExpiredSessions(at: Date) async throws -> Int
+    func revokeSessions(of userID: UUID, except keeping: UUID?) async throws -> Int
+    @discardableResult
+    func revokeSessions(of userID: UUID, method: String) async throws -> Int
+    /// Deletes every session past its absolute lifetime, unused for `idleLifetime`, or (when it cannot
+    /// be refreshed) past its access token's lifetime; returns how many.
+    @discardableResult
+    func purgeExpiredSessions(at: Date, idleLifetime: Double) async throws -> Int
     func sessionCount() async throws -> Int
+}
+
+public protocol EmailCodeRepository: Sendable {
+    func emailCode(for email: String) async throws -> EmailCodeRecord?
+    /// Replaces any earlier code for `email`.
+    func storeEmailCode(_ record: EmailCodeRecord, for email: String) async throws
+    /// Counts a wrong guess; returns the new count.
+    func recordFailedGuess(for email: String) async throws -> Int
+    func deleteEmailCode(for email: String) async throws
+}
+
+public protocol RateLimitRepository: Sendable {
+    /// Adds one to the fixed window counter `key` and returns the count in the current window.
+    func hit(_ key: String, window: Double, at: Date) async throws -> Int
+    /// The count in the current window without adding to it.
+    func count(_ key: String, window: Double, at: Date) async throws -> Int
+    func reset(_ key: String) async throws
+}
+
+public protocol WebHandoffRepository: Sendable {
+    func storeHandoff(codeHash: [UInt8], userID: UUID, expiresAt: Date) async throws
+    /// Returns the user and deletes the handoff: each code works once.
+    func redeemHandoff(codeHash: [UInt8], at: Date) async throws -> UUID?
+}
+
+public protocol AuditRepository: Sendable {
+    func record(_ event: AuditEvent) async throws
+    func auditEvents(userID: UUID?) async throws -> [AuditEvent]
 }
 
 public protocol ChattRepository: Sendable {
     func addChatt(_ chatt: Chatt) async throws
     /// Every chatt, oldest first.
     func allChatts() async throws -> [Chatt]
+    /// Newest first, strictly older than the chatt `before` (by id) when given.
+    func chatts(before: UUID?, limit: Int) async throws -> [Chatt]
     func chattCount() async throws -> Int
 }
 
 /// Everything chatterd stores, and the lifecycle of the store itself.
-public protocol ChatterStore: UserRepository, SessionRepository, ChattRepository {
+public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
+    RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository
+{
     func close() async throws
 }

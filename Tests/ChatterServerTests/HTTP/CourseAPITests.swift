@@ -96,9 +96,9 @@ import Testing
         try await Harness.run { h async throws in
             let session = try await h.signIn()
             let raw = try await SQLiteConnection.open(storage: .file(path: h.store.path))
-            let rows = try await raw.query("SELECT token_hash FROM sessions")
+            let rows = try? await raw.query("SELECT access_hash FROM sessions")
             try await raw.close()
-            let stored = try #require(rows.first?.column("token_hash")?.blob).readableBytesView
+            let stored = try #require(rows?.first?.column("access_hash")?.blob).readableBytesView
             #expect(Array(stored) == SessionToken.hash(session.chatterID))
             #expect(!Array(stored).elementsEqual(Array(session.chatterID.utf8)))
         }

@@ -28,7 +28,7 @@ import Testing
         let token = try issuer.sign(TestIssuer.claims(subject: "42", now: clock.now))
         let identity = try await withVerifier { verifier, _ in try await verifier.verify(token, clientID: TestIssuer.clientID) }
         #expect(identity == VerifiedIdentity(
-            issuer: TestIssuer.googleIssuer, subject: "42", name: "Ada Lovelace", email: "42@example.com", emailVerified: true, nonce: nil))
+            issuer: TestIssuer.googleIssuer, subject: "42", name: "Ada Lovelace", email: "42@example.com", emailVerified: true, nonce: nil, events: nil))
     }
 
     @Test func bareIssuerIsAccepted() async throws {

@@ -13,16 +13,17 @@ import Testing
             let path = dir + "/chatterd.sqlite"
             let token = SessionToken.generate()
             var store = try await SQLiteStore.open(path: path)
-            let user = try await store.signIn(
-                identity: IdentityKey(issuer: "i", subject: "s"), displayName: "Ada", fallbackName: "x", email: nil, emailVerified: false, at: now)
-            _ = try await store.createSession(userID: user.id, tokenHash: token.hash, createdAt: now, expiresAt: now.addingTimeInterval(3600))
+            let user = try await store.signIn(IdentityKey(issuer: "i", subject: "s"), "Ada")
+            try await store.createSession(NewSession(
+                userID: user.id, method: "google", accessHash: token.hash, accessExpiresAt: now.addingTimeInterval(3600), refreshHash: nil,
+                createdAt: now, absoluteExpiresAt: now.addingTimeInterval(3600), client: ClientInfo()))
             let chatt = Chatt(name: "Ada", message: "hello", time: now, userID: user.id)
             try await store.addChatt(chatt)
             try await store.close()
 
             store = try await SQLiteStore.open(path: path)
             #expect(try await store.user(id: user.id) == user)
-            guard case .valid(let session) = try await store.session(tokenHash: token.hash, at: now) else {
+            guard case .valid(let session) = try await store.session(accessHash: token.hash, at: now) else {
                 Issue.record("session lost across a reopen")
                 return
             }

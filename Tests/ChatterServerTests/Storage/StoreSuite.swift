@@ -1,3 +1,4 @@
+import ChatterWire
 import Foundation
 import Testing
 
@@ -25,20 +26,43 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     }
 }
 
+extension ChatterStore {
+    func signIn(_ key: IdentityKey, _ name: String? = "Ada", email: String? = nil, verified: Bool = false, parts: NameParts? = nil) async throws -> User {
+        try await signIn(
+            IdentityClaims(key: key, displayName: name, name: parts, email: email, emailVerified: verified), fallbackName: "Profile NA",
+            at: Date(timeIntervalSince1970: 1_800_000_000))
+    }
+}
+
 @Suite struct StoreSuite {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let ada = IdentityKey(issuer: "https://accounts.google.com", subject: "1")
+    let appleAda = IdentityKey(issuer: "https://appleid.apple.com", subject: "001.abc")
+
+    func session(for user: User, refreshable: Bool = true, lifetime: Double = 900) -> (NewSession, access: SessionToken, refresh: SessionToken) {
+        let access = SessionToken.generate(), refresh = SessionToken.generate()
+        let new = NewSession(
+            userID: user.id, method: "google", accessHash: access.hash, accessExpiresAt: now.addingTimeInterval(lifetime),
+            refreshHash: refreshable ? refresh.hash : nil, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(90 * 86400),
+            client: ClientInfo(ip: "127.0.0.1", userAgent: "test"))
+        return (new, access, refresh)
+    }
+
+    func rotation(_ presented: SessionToken, at offset: Double, grace: Double = 30) -> (Rotation, access: SessionToken, refresh: SessionToken) {
+        let access = SessionToken.generate(), refresh = SessionToken.generate()
+        return (Rotation(
+            presentedHash: presented.hash, newAccessHash: access.hash, newRefreshHash: refresh.hash, accessLifetime: 900,
+            idleLifetime: 30 * 86400, graceWindow: grace, retryBox: [1, 2, 3], now: now.addingTimeInterval(offset)), access, refresh)
+    }
 
     @Test(arguments: StoreBackend.allCases)
     func signInCreatesOneUserPerIdentity(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let first = try await store.signIn(identity: ada, displayName: "Ada", fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
-            let again = try await store.signIn(identity: ada, displayName: "Ada", fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
+            let first = try await store.signIn(ada)
+            let again = try await store.signIn(ada)
             #expect(first.id == again.id)
             #expect(try await store.userCount() == 1)
-            let other = try await store.signIn(
-                identity: IdentityKey(issuer: "https://appleid.apple.com", subject: "1"), displayName: nil,
-                fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
+            let other = try await store.signIn(IdentityKey(issuer: "https://appleid.apple.com", subject: "1"), nil)
             #expect(other.id != first.id, "the same subject at another issuer is another person")
             #expect(other.displayName == "Profile NA")
         }
@@ -47,54 +71,241 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     @Test(arguments: StoreBackend.allCases)
     func signInFollowsRenamesButKeepsNameWhenNoneIsGiven(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            _ = try await store.signIn(identity: ada, displayName: "Ada", fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
-            let renamed = try await store.signIn(identity: ada, displayName: "Ada King", fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
-            #expect(renamed.displayName == "Ada King")
-            let nameless = try await store.signIn(identity: ada, displayName: nil, fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
+            _ = try await store.signIn(ada, "Ada")
+            #expect(try await store.signIn(ada, "Ada King").displayName == "Ada King")
+            let nameless = try await store.signIn(ada, nil)
             #expect(nameless.displayName == "Ada King")
-            #expect(try await store.user(id: renamed.id)?.displayName == "Ada King")
+            #expect(try await store.user(id: nameless.id)?.displayName == "Ada King")
         }
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func sessionsAreFoundByHashAndExpire(backend: StoreBackend) async throws {
+    func namePartsAreKeptAndNeverErased(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let user = try await store.signIn(identity: ada, displayName: "Ada", fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
-            let token = SessionToken.generate()
-            let id = try await store.createSession(userID: user.id, tokenHash: token.hash, createdAt: now, expiresAt: now.addingTimeInterval(60))
-            guard case .valid(let session) = try await store.session(tokenHash: token.hash, at: now.addingTimeInterval(59)) else {
+            let parts = NameParts(givenName: "Ada", familyName: "Lovelace", middleName: "Augusta", nickname: "Ada", namePrefix: "Lady", nameSuffix: "II")
+            _ = try await store.signIn(appleAda, "Ada Lovelace", parts: parts)
+            let again = try await store.signIn(appleAda, nil, parts: NameParts(givenName: ""))
+            #expect(again.name == parts)
+            #expect(again.displayName == "Ada Lovelace")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func identitiesLinkOnlyWhenBothEmailsAreVerified(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let google = try await store.signIn(ada, email: "ada@example.com", verified: true)
+            let unverified = try await store.signIn(appleAda, email: "ada@example.com", verified: false)
+            #expect(unverified.id != google.id, "an unverified email must not take over an account")
+            let code = try await store.signIn(.email("ada@example.com"), nil, email: "ada@example.com", verified: true)
+            #expect(code.id == google.id, "a proven address joins the account with the same verified address")
+            #expect(Set(try await store.identities(of: google.id).map(\.key.issuer)) == ["https://accounts.google.com", IdentityKey.emailIssuer])
+            // An unverified identity's email does not attract verified newcomers either.
+            let other = try await store.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "2"), email: "eve@example.com", verified: false)
+            let eve = try await store.signIn(.email("eve@example.com"), nil, email: "eve@example.com", verified: true)
+            #expect(eve.id != other.id)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func accessTokensAreFoundByHashAndExpire(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let (course, token, _) = session(for: user, refreshable: false, lifetime: 60)
+            try await store.createSession(course)
+            guard case .valid(let found) = try await store.session(accessHash: token.hash, at: now.addingTimeInterval(59)) else {
                 Issue.record("a live session was not found")
                 return
             }
-            #expect(session.sessionID == id)
-            #expect(session.user == user)
-            #expect(try await store.session(tokenHash: SessionToken.generate().hash, at: now) == .unknown)
-            #expect(try await store.session(tokenHash: token.hash, at: now.addingTimeInterval(60)) == .expired)
-            #expect(try await store.sessionCount() == 0, "an expired session is purged when presented")
-            #expect(try await store.session(tokenHash: token.hash, at: now) == .unknown)
+            #expect(found.sessionID == course.id)
+            #expect(found.user == user)
+            #expect(try await store.session(accessHash: SessionToken.generate().hash, at: now) == .unknown)
+            #expect(try await store.session(accessHash: token.hash, at: now.addingTimeInterval(60)) == .expired)
+            #expect(try await store.sessionCount() == 0, "an expired unrefreshable session is purged when presented")
+
+            let (native, access, _) = session(for: user)
+            try await store.createSession(native)
+            #expect(try await store.session(accessHash: access.hash, at: now.addingTimeInterval(900)) == .expired)
+            #expect(try await store.sessionCount() == 1, "a refreshable session survives its access token")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func refreshRotatesAndRetiredTokensRevokeTheFamily(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let (new, oldAccess, first) = session(for: user)
+            try await store.createSession(new)
+
+            let (r1, access1, second) = rotation(first, at: 10)
+            guard case .rotated(let id, let rotatedUser, _, _) = try await store.rotate(r1) else { Issue.record("not rotated"); return }
+            #expect(id == new.id && rotatedUser == user)
+            #expect(try await store.session(accessHash: oldAccess.hash, at: now.addingTimeInterval(11)) == .unknown)
+            guard case .valid = try await store.session(accessHash: access1.hash, at: now.addingTimeInterval(11)) else { Issue.record("new access token unknown"); return }
+
+            // Within the grace window the retired token replays the rotation; after it, it revokes everything.
+            guard case .retry(_, _, let box, _, _) = try await store.rotate(rotation(first, at: 20).0) else { Issue.record("no retry"); return }
+            #expect(box == [1, 2, 3])
+            #expect(try await store.rotate(rotation(first, at: 41).0) == .reused(sessionID: new.id, userID: user.id))
+            #expect(try await store.sessionCount() == 0)
+            #expect(try await store.rotate(rotation(second, at: 42).0) == .unknown, "the family is gone, current token included")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func olderRetiredTokensNeverReplay(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let (new, _, first) = session(for: user)
+            try await store.createSession(new)
+            let (r1, _, second) = rotation(first, at: 1)
+            _ = try await store.rotate(r1)
+            _ = try await store.rotate(rotation(second, at: 2).0)
+            // `first` was retired two rotations ago: even inside the window it is reuse.
+            #expect(try await store.rotate(rotation(first, at: 3).0) == .reused(sessionID: new.id, userID: user.id))
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func idleAndAbsoluteLifetimesEndSessions(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let (new, _, refresh) = session(for: user)
+            try await store.createSession(new)
+            #expect(try await store.rotate(rotation(refresh, at: 30 * 86400).0) == .expired(userID: user.id))
+            #expect(try await store.sessionCount() == 0)
+
+            var late = session(for: user)
+            late.0.absoluteExpiresAt = now.addingTimeInterval(100)
+            try await store.createSession(late.0)
+            #expect(try await store.rotate(rotation(late.refresh, at: 100).0) == .expired(userID: user.id))
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func revokingAndListingSessions(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let mallory = try await store.signIn(IdentityKey(issuer: "x", subject: "m"))
+            let sessions = [session(for: user).0, session(for: user).0, session(for: user).0]
+            for s in sessions { try await store.createSession(s) }
+            #expect(try await store.sessions(of: user.id).map(\.id).sorted { $0.uuidString < $1.uuidString } == sessions.map(\.id).sorted { $0.uuidString < $1.uuidString })
+            #expect(try await store.revokeSession(id: sessions[0].id, userID: mallory.id) == false, "only the owner can revoke")
+            #expect(try await store.revokeSession(id: sessions[0].id, userID: user.id))
+            #expect(try await store.revokeSessions(of: user.id, except: sessions[1].id) == 1)
+            #expect(try await store.sessions(of: user.id).map(\.id) == [sessions[1].id])
         }
     }
 
     @Test(arguments: StoreBackend.allCases)
     func purgeRemovesOnlyExpiredSessions(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let user = try await store.signIn(identity: ada, displayName: "Ada", fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
-            for lifetime in [10.0, 20, 30] {
-                _ = try await store.createSession(userID: user.id, tokenHash: SessionToken.generate().hash, createdAt: now, expiresAt: now.addingTimeInterval(lifetime))
-            }
-            #expect(try await store.purgeExpiredSessions(at: now.addingTimeInterval(20)) == 2)
-            #expect(try await store.sessionCount() == 1)
+            let user = try await store.signIn(ada)
+            for lifetime in [10.0, 20, 30] { try await store.createSession(session(for: user, refreshable: false, lifetime: lifetime).0) }
+            try await store.createSession(session(for: user).0)
+            #expect(try await store.purgeExpiredSessions(at: now.addingTimeInterval(20), idleLifetime: 86400) == 2)
+            #expect(try await store.sessionCount() == 2)
+            #expect(try await store.purgeExpiredSessions(at: now.addingTimeInterval(86400), idleLifetime: 86400) == 2)
         }
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func chattsComeBackOldestFirst(backend: StoreBackend) async throws {
+    func emailCodesCountGuessesAndAreReplaced(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let user = try await store.signIn(identity: ada, displayName: "Ada", fallbackName: "Profile NA", email: nil, emailVerified: false, at: now)
+            let record = EmailCodeRecord(codeHash: [1], expiresAt: now.addingTimeInterval(600), failedAttempts: 0, sentAt: now)
+            try await store.storeEmailCode(record, for: "a@example.com")
+            #expect(try await store.recordFailedGuess(for: "a@example.com") == 1)
+            #expect(try await store.recordFailedGuess(for: "a@example.com") == 2)
+            try await store.storeEmailCode(EmailCodeRecord(codeHash: [2], expiresAt: now, failedAttempts: 0, sentAt: now), for: "a@example.com")
+            #expect(try await store.emailCode(for: "a@example.com")?.codeHash == [2])
+            #expect(try await store.emailCode(for: "a@example.com")?.failedAttempts == 0)
+            try await store.deleteEmailCode(for: "a@example.com")
+            #expect(try await store.emailCode(for: "a@example.com") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func rateLimitWindows(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            for expected in 1...3 { #expect(try await store.hit("k", window: 60, at: now) == expected) }
+            #expect(try await store.count("k", window: 60, at: now.addingTimeInterval(59)) == 3)
+            #expect(try await store.count("k", window: 60, at: now.addingTimeInterval(60)) == 0)
+            #expect(try await store.hit("k", window: 60, at: now.addingTimeInterval(60)) == 1, "a new window starts over")
+            try await store.reset("k")
+            #expect(try await store.count("k", window: 60, at: now.addingTimeInterval(61)) == 0)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func handoffsWorkOnceAndExpire(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            try await store.storeHandoff(codeHash: [9], userID: user.id, expiresAt: now.addingTimeInterval(60))
+            #expect(try await store.redeemHandoff(codeHash: [9], at: now) == user.id)
+            #expect(try await store.redeemHandoff(codeHash: [9], at: now) == nil)
+            try await store.storeHandoff(codeHash: [8], userID: user.id, expiresAt: now.addingTimeInterval(60))
+            #expect(try await store.redeemHandoff(codeHash: [8], at: now.addingTimeInterval(60)) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deletingAUserLeavesNoRowBehind(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada, email: "ada@example.com", verified: true)
+            _ = try await store.signIn(.email("ada@example.com"), email: "ada@example.com", verified: true)
+            try await store.setPasswordHash("hash", userID: user.id, at: now)
+            let (new, _, refresh) = session(for: user)
+            try await store.createSession(new)
+            _ = try await store.rotate(rotation(refresh, at: 1).0)
+            try await store.addChatt(Chatt(name: "Ada", message: "bye", time: now, userID: user.id))
+            try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, failedAttempts: 0, sentAt: now), for: "ada@example.com")
+            try await store.storeHandoff(codeHash: [7], userID: user.id, expiresAt: now.addingTimeInterval(60))
+            let bystander = try await store.signIn(IdentityKey(issuer: "x", subject: "b"))
+            try await store.addChatt(Chatt(name: "B", message: "stays", time: now, userID: bystander.id))
+
+            try await store.deleteUser(id: user.id)
+            #expect(try await store.user(id: user.id) == nil)
+            #expect(try await store.identities(of: user.id).isEmpty)
+            #expect(try await store.passwordHash(userID: user.id) == nil)
+            #expect(try await store.sessions(of: user.id).isEmpty)
+            #expect(try await store.emailCode(for: "ada@example.com") == nil)
+            #expect(try await store.redeemHandoff(codeHash: [7], at: now) == nil)
+            #expect(try await store.allChatts().map(\.message) == ["stays"])
+            #expect(try await store.userCount() == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deletingTheLastIdentityDeletesTheUser(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(appleAda)
+            #expect(try await store.deleteIdentity(appleAda) == user.id)
+            #expect(try await store.user(id: user.id) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func chattsComeBackOldestFirstAndPageNewestFirst(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
             let chatts = (0..<5).map { Chatt(name: "n\($0)", message: "m\($0)", time: now.addingTimeInterval(Double($0)), userID: $0 == 0 ? nil : user.id) }
             for chatt in chatts { try await store.addChatt(chatt) }
             #expect(try await store.allChatts() == chatts)
             #expect(try await store.chattCount() == 5)
+            #expect(try await store.chatts(before: nil, limit: 2) == [chatts[4], chatts[3]])
+            #expect(try await store.chatts(before: chatts[3].id, limit: 2) == [chatts[2], chatts[1]])
+            #expect(try await store.chatts(before: chatts[1].id, limit: 2) == [chatts[0]])
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func auditEventsAreKept(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let event = AuditEvent(at: now, event: "sign_in", userID: user.id, method: "google", client: ClientInfo(ip: "10.0.0.1", userAgent: "UA"))
+            try await store.record(event)
+            try await store.record(AuditEvent(at: now, event: "sign_in_failed"))
+            #expect(try await store.auditEvents(userID: user.id) == [event])
+            #expect(try await store.auditEvents(userID: nil).count == 2)
         }
     }
 }

@@ -10,60 +10,109 @@ import Testing
 /// A live chatterd on loopback (HummingbirdTesting's live mode) over a real SQLite file, with Google's key
 /// endpoint replaced by a local JWKS listener serving the test issuer's key.
 struct Harness: Sendable {
+    static let appleClientID = "com.example.chatter"
+    static let userAgent = "ChatterTests/1.0"
+
     let clock: TestClock
     let issuer: TestIssuer
+    let appleIssuer: TestIssuer
     let store: SQLiteStore
+    let services: ChatterServices
+    let mail: CapturingMail
     let client: any TestClientProtocol
 
     static func run(
         in directory: String? = nil, clock: TestClock = TestClock(), issuer: TestIssuer? = nil,
+        appleKeys: (any JWKSSource)? = nil,
         configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let issuer = try issuer ?? TestIssuer()
         if let directory {
-            try await run(directory, clock, issuer, configure, body)
+            try await run(directory, clock, issuer, appleKeys, configure, body)
         } else {
-            try await withTemporaryDirectory { try await run($0, clock, issuer, configure, body) }
+            try await withTemporaryDirectory { try await run($0, clock, issuer, appleKeys, configure, body) }
         }
     }
 
     private static func run(
-        _ directory: String, _ clock: TestClock, _ issuer: TestIssuer,
+        _ directory: String, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?,
         _ configure: @Sendable (inout ServerConfiguration) -> Void, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
-        let jwks = JWKSServer(issuers: [issuer])
+        let appleIssuer = try TestIssuer(kid: "apple-test-key")
+        let jwks = JWKSServer(issuers: [issuer, appleIssuer])
         try await jwks.run { url in
             var config = ServerConfiguration()
             config.dataDirectory = directory
             config.port = 0
             config.googleClientIDs = [TestIssuer.clientID]
+            config.appleClientIDs = [Self.appleClientID]
+            config.bcryptCost = 4  // the cost only changes speed; PasswordTests checks the production default
             configure(&config)
             let store = try await SQLiteStore.open(path: config.databasePath)
-            let keys = JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function)
-            let google = IDTokenVerifier(provider: .google(clientIDs: config.googleClientIDs), keys: keys, now: clock.function)
             var logger = Logger(label: "chatterd-test")
             logger.logLevel = .warning
-            let app = ChatterApp.application(
-                configuration: config, parts: .init(store: store, google: google, now: clock.function), logger: logger)
+            let mail = CapturingMail()
+            let services = ChatterServices(
+                store: store,
+                google: IDTokenVerifier(
+                    provider: .google(clientIDs: config.googleClientIDs, nonce: config.googleNonce),
+                    keys: JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
+                apple: IDTokenVerifier(
+                    provider: .apple(clientIDs: config.appleClientIDs),
+                    keys: JWKSCache(source: appleKeys ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
+                mail: mail, configuration: config, hasher: PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
+            let app = ChatterApp.application(configuration: config, services: services, logger: logger)
             try await app.test(.live) { client in
-                try await body(Harness(clock: clock, issuer: issuer, store: store, client: client))
+                try await body(Harness(
+                    clock: clock, issuer: issuer, appleIssuer: appleIssuer, store: store, services: services, mail: mail, client: client))
             }
         }
     }
 
     // MARK: requests
 
-    func post(_ path: String, json: String) async throws -> TestResponse {
-        try await client.execute(uri: path, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
+    func post(_ path: String, json: String, bearer: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/json", .userAgent: Self.userAgent]
+        if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        headers.append(contentsOf: extra)
+        return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: json))
     }
 
-    func post(_ path: String, _ value: some Encodable) async throws -> TestResponse {
-        try await post(path, json: String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+    func post(_ path: String, _ value: some Encodable, bearer: String? = nil) async throws -> TestResponse {
+        try await post(path, json: String(decoding: try JSONEncoder().encode(value), as: UTF8.self), bearer: bearer)
     }
 
-    func get(_ path: String) async throws -> TestResponse {
-        try await client.execute(uri: path, method: .get)
+    func get(_ path: String, bearer: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = extra
+        if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        return try await client.execute(uri: path, method: .get, headers: headers)
+    }
+
+    func delete(_ path: String, bearer: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [:]
+        if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        return try await client.execute(uri: path, method: .delete, headers: headers)
+    }
+
+    /// Signs in through the native Google route and returns the session.
+    func nativeSignIn(subject: String = "1000001", name: String? = "Ada Lovelace", email: String? = nil) async throws -> SessionResponse {
+        var claims = TestIssuer.claims(subject: subject, name: name, now: clock.now)
+        if let email { claims["email"] = email }
+        let response = try await post(NativePath.google, GoogleSignInRequest(idToken: try issuer.sign(claims), clientID: TestIssuer.clientID))
+        try #require(response.status == .ok, "google sign-in failed: \(String(buffer: response.body))")
+        return try decode(SessionResponse.self, response)
+    }
+
+    /// Asks for a code for `email` and returns the one the mail transport received.
+    func requestCode(_ email: String) async throws -> String {
+        let response = try await post(NativePath.emailCode, EmailCodeRequest(email: email))
+        try #require(response.status == .accepted, "code request failed: \(String(buffer: response.body))")
+        return try #require(await mail.lastCode(to: email.lowercased()))
+    }
+
+    func error(_ response: TestResponse) throws -> ErrorBody {
+        try decode(ErrorBody.self, response)
     }
 
     /// Signs in through `/adduser` with a fresh token for `subject`.

@@ -9,12 +9,25 @@ extension SQLiteStore {
     }
 
     public func allChatts() async throws -> [Chatt] {
-        try await reader.query("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq").map { row in
-            Chatt(
-                id: try row.uuid("id"), name: try row.string("name"), message: try row.string("message"),
-                time: try row.date("created_at"), userID: try? row.uuid("user_id"))
-        }
+        try await reader.query("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq").map(Chatt.init(row:))
+    }
+
+    public func chatts(before: UUID?, limit: Int) async throws -> [Chatt] {
+        try await reader.query(
+            """
+            SELECT id, user_id, name, message, created_at FROM chatts
+            WHERE ?1 IS NULL OR seq < (SELECT seq FROM chatts WHERE id = ?1) ORDER BY seq DESC LIMIT ?2
+            """, [before.map(SQLiteData.uuid) ?? .null, .integer(limit)]
+        ).map(Chatt.init(row:))
     }
 
     public func chattCount() async throws -> Int { try await count("chatts") }
+}
+
+extension Chatt {
+    init(row: SQLiteRow) throws {
+        self.init(
+            id: try row.uuid("id"), name: try row.string("name"), message: try row.string("message"),
+            time: try row.date("created_at"), userID: try? row.uuid("user_id"))
+    }
 }

@@ -2,35 +2,131 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteStore {
-    public func createSession(userID: UUID, tokenHash: [UInt8], createdAt: Date, expiresAt: Date) async throws -> UUID {
-        let id = UUID()
+    /// Sessions in use are touched at most this often, so authenticated reads rarely write.
+    static let touchInterval: Double = 60
+
+    public func createSession(_ s: NewSession) async throws {
         _ = try await write(
-            "INSERT INTO sessions (id, user_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-            [.uuid(id), .uuid(userID), .bytes(tokenHash), .time(createdAt), .time(expiresAt)])
-        return id
+            """
+            INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
+                absolute_expires_at, user_agent, ip)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
+             s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
+             s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null])
     }
 
-    public func session(tokenHash: [UInt8], at now: Date) async throws -> SessionLookup {
+    public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
         let rows = try await reader.query(
             """
-            SELECT s.id, s.expires_at, u.id AS user_id, u.display_name
-            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?
-            """, [.bytes(tokenHash)])
+            SELECT s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable, s.last_used_at,
+                \(Self.userColumns)
+            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.access_hash = ?
+            """, [.bytes(accessHash)])
         guard let row = rows.first else { return .unknown }
-        let expiresAt = try row.date("expires_at")
+        let sessionID = try row.uuid("session_id")
+        let expiresAt = try row.date("access_expires_at")
         guard now < expiresAt else {
-            let id = try row.uuid("id")
-            _ = try await write("DELETE FROM sessions WHERE id = ?", [.uuid(id)])
+            if row.column("refreshable")?.bool != true {
+                _ = try await write("DELETE FROM sessions WHERE id = ?", [.uuid(sessionID)])
+            }
             return .expired
         }
+        if now.timeIntervalSince(try row.date("last_used_at")) >= Self.touchInterval {
+            _ = try await write("UPDATE sessions SET last_used_at = ? WHERE id = ?", [.time(now), .uuid(sessionID)])
+        }
         return .valid(AuthenticatedSession(
-            sessionID: try row.uuid("id"),
-            user: User(id: try row.uuid("user_id"), displayName: try row.string("display_name")),
-            expiresAt: expiresAt))
+            sessionID: sessionID, user: try User(row: row), method: try row.string("method"), accessExpiresAt: expiresAt))
     }
 
-    public func purgeExpiredSessions(at now: Date) async throws -> Int {
-        try await write("DELETE FROM sessions WHERE expires_at <= ? RETURNING id", [.time(now)]).count
+    public func rotate(_ r: Rotation) async throws -> RotationOutcome {
+        try await transaction { db in
+            let current = try await db.query(
+                "SELECT id, user_id, last_used_at, absolute_expires_at FROM sessions WHERE refresh_hash = ?", [.bytes(r.presentedHash)]
+            ).first
+            if let current {
+                let id = try current.uuid("id"), userID = try current.uuid("user_id")
+                let absolute = try current.date("absolute_expires_at")
+                guard r.now < absolute, r.now.timeIntervalSince(try current.date("last_used_at")) < r.idleLifetime else {
+                    _ = try await db.query("DELETE FROM sessions WHERE id = ?", [.uuid(id)])
+                    return .expired(userID: userID)
+                }
+                let accessExpiresAt = min(r.now.addingTimeInterval(r.accessLifetime), absolute)
+                _ = try await db.query(
+                    "INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) VALUES (?, ?, ?)",
+                    [.bytes(r.presentedHash), .uuid(id), .time(r.now)])
+                _ = try await db.query(
+                    """
+                    UPDATE sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?, last_used_at = ?, rotated_at = ?,
+                        retry_box = ? WHERE id = ?
+                    """,
+                    [.bytes(r.newAccessHash), .time(accessExpiresAt), .bytes(r.newRefreshHash), .time(r.now), .time(r.now),
+                     .bytes(r.retryBox), .uuid(id)])
+                guard let user = try await Self.user(db, id: userID) else { throw StoreError.corruptRow("session without user") }
+                return .rotated(sessionID: id, user: user, accessExpiresAt: accessExpiresAt, absoluteExpiresAt: absolute)
+            }
+            let retired = try await db.query(
+                """
+                SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
+                FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = ?
+                """, [.bytes(r.presentedHash)]
+            ).first
+            guard let retired else { return .unknown }
+            let id = try retired.uuid("id"), userID = try retired.uuid("user_id")
+            let retiredAt = try retired.date("retired_at")
+            // Only the token retired by the latest rotation, and only briefly, may replay that rotation's answer.
+            if retired.column("rotated_at")?.double == retiredAt.timeIntervalSince1970,
+                r.now.timeIntervalSince(retiredAt) <= r.graceWindow,
+                let box = retired.column("retry_box")?.blob,
+                let user = try await Self.user(db, id: userID)
+            {
+                return .retry(
+                    sessionID: id, user: user, retryBox: Array(box.readableBytesView),
+                    accessExpiresAt: try retired.date("access_expires_at"), absoluteExpiresAt: try retired.date("absolute_expires_at"))
+            }
+            _ = try await db.query("DELETE FROM sessions WHERE id = ?", [.uuid(id)])
+            return .reused(sessionID: id, userID: userID)
+        }
+    }
+
+    static func user(_ db: SQLiteConnection, id: UUID) async throws -> User? {
+        try await db.query("SELECT \(userColumns) FROM users u WHERE u.id = ?", [.uuid(id)]).first.map(User.init(row:))
+    }
+
+    public func sessions(of userID: UUID) async throws -> [SessionRecord] {
+        try await reader.query(
+            "SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = ? ORDER BY created_at",
+            [.uuid(userID)]
+        ).map { row in
+            SessionRecord(
+                id: try row.uuid("id"), method: try row.string("method"), userAgent: row.column("user_agent")?.string,
+                ip: row.column("ip")?.string, createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"))
+        }
+    }
+
+    public func revokeSession(id: UUID, userID: UUID) async throws -> Bool {
+        try await !write("DELETE FROM sessions WHERE id = ? AND user_id = ? RETURNING id", [.uuid(id), .uuid(userID)]).isEmpty
+    }
+
+    public func revokeSessions(of userID: UUID, except keeping: UUID?) async throws -> Int {
+        try await write(
+            "DELETE FROM sessions WHERE user_id = ? AND id IS NOT ? RETURNING id",
+            [.uuid(userID), keeping.map(SQLiteData.uuid) ?? .null]
+        ).count
+    }
+
+    public func revokeSessions(of userID: UUID, method: String) async throws -> Int {
+        try await write("DELETE FROM sessions WHERE user_id = ? AND method = ? RETURNING id", [.uuid(userID), .text(method)]).count
+    }
+
+    public func purgeExpiredSessions(at now: Date, idleLifetime: Double) async throws -> Int {
+        try await write(
+            """
+            DELETE FROM sessions WHERE absolute_expires_at <= ? OR (refresh_hash IS NULL AND access_expires_at <= ?)
+                OR (refresh_hash IS NOT NULL AND last_used_at <= ?) RETURNING id
+            """, [.time(now), .time(now), .time(now.addingTimeInterval(-idleLifetime))]
+        ).count
     }
 
     public func sessionCount() async throws -> Int { try await count("sessions") }

@@ -92,6 +92,7 @@ extension SQLiteData {
     static func uuid(_ id: UUID) -> SQLiteData { .text(id.uuidString) }
     static func time(_ date: Date) -> SQLiteData { .float(date.timeIntervalSince1970) }
     static func bytes(_ bytes: [UInt8]) -> SQLiteData { .blob(ByteBuffer(bytes: bytes)) }
+    static func bool(_ value: Bool) -> SQLiteData { .integer(value ? 1 : 0) }
 }
 
 extension SQLiteRow {

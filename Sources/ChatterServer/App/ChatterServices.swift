@@ -1,0 +1,53 @@
+import ChatterWire
+import Foundation
+import Logging
+
+/// Everything the routes need, built once per server from the configuration.
+public struct ChatterServices: Sendable {
+    public let store: any ChatterStore
+    public let google: IDTokenVerifier
+    public let apple: IDTokenVerifier
+    public let sessions: SessionService
+    public let codes: EmailCodeService
+    public let hasher: PasswordHasher
+    public let rules: PasswordRules
+    public let throttle: SignInThrottle
+    public let audit: AuditLog
+    public let now: @Sendable () -> Date
+    public let logger: Logger
+
+    public init(
+        store: any ChatterStore, google: IDTokenVerifier, apple: IDTokenVerifier, mail: any MailTransport,
+        configuration: ServerConfiguration, hasher: PasswordHasher, now: @escaping @Sendable () -> Date = Date.init, logger: Logger
+    ) {
+        self.store = store
+        self.google = google
+        self.apple = apple
+        self.sessions = SessionService(store: store, lifetimes: configuration.lifetimes, now: now)
+        self.codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
+        self.hasher = hasher
+        self.rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
+        self.throttle = SignInThrottle(store: store, now: now)
+        self.audit = AuditLog(store: store, now: now, logger: logger)
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The user as the native API shows them.
+    public func profile(_ user: User) async throws -> UserProfile {
+        let identities = try await store.identities(of: user.id)
+        var methods = identities.map { identity -> String in
+            switch identity.key.issuer {
+            case IdentityKey.emailIssuer: "email"
+            case "https://appleid.apple.com": "apple"
+            default: "google"
+            }
+        }
+        if try await store.passwordHash(userID: user.id) != nil { methods.append("password") }
+        let verified = identities.first { $0.emailVerified && $0.email != nil }
+        let email = verified ?? identities.first { $0.email != nil }
+        return UserProfile(
+            id: user.id.uuidString, displayName: user.displayName, email: email?.email, emailVerified: verified != nil,
+            name: user.name, methods: Array(Set(methods)).sorted())
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+
+/// Security events (SPEC §3), kept in the audit table. Recording never fails a request: a storage error
+/// is logged instead. Details never contain secrets.
+public struct AuditLog: Sendable {
+    public enum Event: String, Sendable {
+        case signIn = "sign_in"
+        case signInFailed = "sign_in_failed"
+        case refreshReused = "refresh_reused"
+        case signOut = "sign_out"
+        case signOutAll = "sign_out_all"
+        case sessionRevoked = "session_revoked"
+        case passwordChanged = "password_changed"
+        case passwordReset = "password_reset"
+        case accountDeleted = "account_deleted"
+        case appleConsentRevoked = "apple_consent_revoked"
+        case appleAccountDeleted = "apple_account_deleted"
+        case appleEmailChanged = "apple_email_changed"
+    }
+
+    let store: any ChatterStore
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public func record(_ event: Event, user: UUID? = nil, method: String? = nil, client: ClientInfo, detail: String? = nil) async {
+        do {
+            try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method, client: client, detail: detail))
+        } catch {
+            logger.error("audit event not recorded", metadata: ["event": "\(event.rawValue)", "error": "\(error)"])
+        }
+    }
+}

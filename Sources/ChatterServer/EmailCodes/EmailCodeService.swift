@@ -1,0 +1,139 @@
+import ChatterWire
+import Crypto
+import Foundation
+import Logging
+
+/// Emailed one-time codes (SPEC §3): 6 digits, 10 minutes, single use, 5 guesses, a resend cooldown,
+/// per-address and per-IP limits, and the same answer whether or not the address has an account.
+public struct EmailCodeService: Sendable {
+    public struct Limits: Sendable {
+        public var lifetime: Double = 600
+        public var maximumGuesses = 5
+        public var cooldown: Double = 60
+        /// Codes per address per hour, and per client IP per hour.
+        public var perAddressPerHour = 5
+        public var perIPPerHour = 20
+        public init() {}
+    }
+
+    public enum Failure: Error, Equatable {
+        /// Too many requests: retry after this many seconds.
+        case limited(retryAfter: Int)
+        /// Wrong, expired, used up or never sent: the same answer for each, so guessers learn nothing.
+        case invalidCode
+    }
+
+    let store: any ChatterStore
+    let mail: any MailTransport
+    public let limits: Limits
+    let sender: String
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(store: any ChatterStore, mail: any MailTransport, limits: Limits = Limits(), sender: String, now: @escaping @Sendable () -> Date, logger: Logger) {
+        self.store = store
+        self.mail = mail
+        self.limits = limits
+        self.sender = sender
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Sends a fresh code to `email` (already normalized), replacing any earlier one.
+    public func send(to email: String, purpose: Purpose, client: ClientInfo) async throws -> EmailCodeResponse {
+        let instant = now()
+        if let previous = try await store.emailCode(for: email) {
+            let wait = limits.cooldown - instant.timeIntervalSince(previous.sentAt)
+            if wait > 0 { throw Failure.limited(retryAfter: Int(wait.rounded(.up))) }
+        }
+        if try await store.hit("code:addr:\(email)", window: 3600, at: instant) > limits.perAddressPerHour {
+            throw Failure.limited(retryAfter: 3600)
+        }
+        if let ip = client.ip, try await store.hit("code:ip:\(ip)", window: 3600, at: instant) > limits.perIPPerHour {
+            throw Failure.limited(retryAfter: 3600)
+        }
+        let code = Self.generateCode()
+        try await store.storeEmailCode(
+            EmailCodeRecord(codeHash: Self.hash(code, email: email), expiresAt: instant.addingTimeInterval(limits.lifetime), failedAttempts: 0, sentAt: instant),
+            for: email)
+        let minutes = Int(limits.lifetime / 60)
+        let message = MailMessage(
+            from: sender, to: email, subject: "Your Chatter code: \(code)",
+            body: "\(purpose.sentence) \(code)\n\nIt expires in \(minutes) minutes and works once. If you did not ask for it, ignore this message.\n",
+            code: code)
+        do {
+            try await mail.send(message)
+        } catch {
+            // The code is stored; say nothing to the client that depends on the mailbox, log for the operator.
+            logger.error("sending a code failed", metadata: ["error": "\(error)"])
+        }
+        return EmailCodeResponse(resendAfter: Int(limits.cooldown), expiresIn: Int(limits.lifetime))
+    }
+
+    /// Consumes the code for `email` when `code` matches; counts a wrong guess otherwise.
+    public func redeem(_ code: String, for email: String) async throws {
+        guard let record = try await store.emailCode(for: email) else { throw Failure.invalidCode }
+        guard now() < record.expiresAt, record.failedAttempts < limits.maximumGuesses else {
+            try await store.deleteEmailCode(for: email)
+            throw Failure.invalidCode
+        }
+        let digits = code.trimmingCharacters(in: .whitespaces)
+        guard digits.count == 6, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+            constantTimeEqual(Self.hash(digits, email: email), record.codeHash)
+        else {
+            if try await store.recordFailedGuess(for: email) >= limits.maximumGuesses {
+                try await store.deleteEmailCode(for: email)  // that was the last guess: the code is dead
+            }
+            throw Failure.invalidCode
+        }
+        try await store.deleteEmailCode(for: email)
+    }
+
+    public enum Purpose: Sendable {
+        case signIn, passwordReset
+
+        var sentence: String {
+            switch self {
+            case .signIn: "Your Chatter sign-in code is"
+            case .passwordReset: "Your Chatter code to choose a new password is"
+            }
+        }
+    }
+
+    /// Uniform over 000000–999999 from the system CSPRNG.
+    static func generateCode() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let value = Int.random(in: 0..<1_000_000, using: &rng)
+        return String(value).leftPadded(to: 6)
+    }
+
+    static func hash(_ code: String, email: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array("\(email)\n\(code)".utf8)))
+    }
+}
+
+/// Compares two digests without an early exit, so timing says nothing about where they differ.
+func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for index in a.indices { difference |= a[index] ^ b[index] }
+    return difference == 0
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// Email addresses are compared lowercased and trimmed; the shape check is deliberately loose.
+public enum EmailAddress {
+    public static func normalize(_ raw: String) -> String? {
+        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: \.isWhitespace)
+        else { return nil }
+        return email
+    }
+}

@@ -1,0 +1,16 @@
+import ChatterWire
+import Foundation
+import Hummingbird
+
+/// Serves the OpenAPI 3.1 description of the native API (Resources/openapi.json, kept in the repository).
+enum OpenAPIRoute {
+    static let document: ByteBuffer? = Bundle.module.url(forResource: "openapi", withExtension: "json")
+        .flatMap { try? Data(contentsOf: $0) }.map { ByteBuffer(bytes: $0) }
+
+    static func register(on router: Router<ChatterRequestContext>) {
+        router.get(RouterPath(NativePath.openAPI)) { _, _ in
+            guard let document else { throw APIError(.notFound, "not_found", "This build has no OpenAPI document.") }
+            return JSONResponse.make(bytes: document)
+        }
+    }
+}

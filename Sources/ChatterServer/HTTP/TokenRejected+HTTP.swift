@@ -1,0 +1,21 @@
+import Hummingbird
+
+extension TokenRejected {
+    /// A refused ID token as the client sees it: 401 naming the failed check (and, for a wrong audience,
+    /// the audience the token carried), or 503 when the provider's keys could not be fetched at all.
+    func apiError(provider: String) -> APIError {
+        if keysUnavailable {
+            return APIError(.serviceUnavailable, "keys_unavailable", "\(provider)'s signing keys could not be fetched; try again shortly.")
+        }
+        return APIError(
+            .unauthorized, "invalid_token", "The ID token was rejected: \(reason)",
+            check: check.rawValue, audience: check == .audience ? audience : nil)
+    }
+}
+
+extension ChatterRequestContext {
+    /// The caller as the audit log and session list record it.
+    func client(_ request: Request) -> ClientInfo {
+        ClientInfo(ip: remoteIP, userAgent: request.headers[.userAgent].map { String($0.prefix(256)) })
+    }
+}

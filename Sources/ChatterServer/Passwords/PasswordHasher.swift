@@ -1,0 +1,60 @@
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// bcrypt, run on its own small thread pool so hashing never blocks an event loop or the database's
+/// threads, with a bounded queue: past it, sign-ins are told to retry instead of piling up.
+public final class PasswordHasher: Sendable {
+    /// Process-wide, like NIO's singletons: one pool sized to leave a core for serving requests.
+    static let sharedPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount - 1))
+        pool.start()
+        return pool
+    }()
+
+    public struct Busy: Error {}
+
+    public let cost: UInt8
+    let pool: NIOThreadPool
+    let maximumQueued: Int
+    private let queued = Atomic<Int>(0)
+    /// Verified against when an account does not exist, so that "no such user" costs what "wrong password" costs.
+    let decoy: String
+
+    public init(cost: UInt8 = 12, maximumQueued: Int = 64) {
+        self.cost = cost
+        self.pool = Self.sharedPool
+        self.maximumQueued = maximumQueued
+        self.decoy = Bcrypt.hash(Self.prehash(SessionToken.generate().secret), cost: cost)
+    }
+
+    /// bcrypt reads only 72 bytes; hashing the password first with SHA-256 means every byte counts and
+    /// nothing is silently truncated (and no NUL byte can end it early).
+    static func prehash(_ password: String) -> String {
+        Data(SHA256.hash(data: Array(password.utf8))).base64EncodedString()
+    }
+
+    public func hash(_ password: String) async throws -> String {
+        let cost = self.cost
+        return try await run { Bcrypt.hash(Self.prehash(password), cost: cost) }
+    }
+
+    /// Verifies against `hash`, or against the decoy when there is no account, taking the same time.
+    public func verify(_ password: String, against hash: String?) async throws -> Bool {
+        let target = hash ?? decoy
+        let matches = try await run { Bcrypt.verify(Self.prehash(password), hash: target) }
+        return matches && hash != nil
+    }
+
+    private func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        guard queued.add(1, ordering: .relaxed).newValue <= maximumQueued else {
+            queued.subtract(1, ordering: .relaxed)
+            throw Busy()
+        }
+        defer { queued.subtract(1, ordering: .relaxed) }
+        return try await pool.runIfActive(work)
+    }
+}

@@ -1,0 +1,117 @@
+import ChatterWire
+import Crypto
+import Foundation
+
+/// Issues, checks, rotates and revokes sessions. Only hashes of tokens reach the store.
+public struct SessionService: Sendable {
+    public struct Lifetimes: Sendable {
+        /// Access tokens of native sessions: short, because they are bearer secrets sent with every request.
+        public var access: Double = 15 * 60
+        /// A native session ends when it is not refreshed for this long.
+        public var idle: Double = 30 * 24 * 3600
+        /// And in any case this long after sign-in.
+        public var absolute: Double = 90 * 24 * 3600
+        /// A retired refresh token replays its rotation's answer for this long (a client retrying a lost response).
+        public var grace: Double = 30
+        /// Course API chatterIDs cannot be refreshed, so they live longer.
+        public var course: Double = 24 * 3600
+
+        public init() {}
+    }
+
+    public enum RefreshResult: Sendable {
+        case refreshed(SessionResponse)
+        case reused(userID: UUID)
+        case invalid
+    }
+
+    let store: any ChatterStore
+    public let lifetimes: Lifetimes
+    let now: @Sendable () -> Date
+
+    public init(store: any ChatterStore, lifetimes: Lifetimes, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.lifetimes = lifetimes
+        self.now = now
+    }
+
+    /// A native session: an access token and a refresh token.
+    public func start(user: User, method: String, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
+        let access = SessionToken.generate(), refresh = SessionToken.generate()
+        let created = now()
+        let session = NewSession(
+            userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
+            refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client)
+        try await store.createSession(session)
+        return SessionResponse(
+            accessToken: access.secret, refreshToken: refresh.secret, expiresIn: Int(lifetimes.access),
+            refreshExpiresIn: Int(lifetimes.absolute), sessionID: session.id.uuidString, user: profile)
+    }
+
+    /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token.
+    public func startUnrefreshable(user: User, method: String, lifetime: Double, client: ClientInfo) async throws -> SessionToken {
+        let access = SessionToken.generate()
+        let created = now()
+        try await store.createSession(NewSession(
+            userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
+            refreshHash: nil, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetime), client: client))
+        return access
+    }
+
+    public func authenticate(_ accessToken: String) async throws -> SessionLookup {
+        try await store.session(accessHash: SessionToken.hash(accessToken), at: now())
+    }
+
+    /// Rotates `refreshToken`. The new pair is also sealed under a key derived from the presented token, so
+    /// that the same token retried within the grace window gets the same pair back — and only its holder can.
+    public func refresh(_ refreshToken: String, profile: @Sendable (User) async throws -> UserProfile) async throws -> RefreshResult {
+        let access = SessionToken.generate(), next = SessionToken.generate()
+        let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
+        let instant = now()
+        let rotation = Rotation(
+            presentedHash: SessionToken.hash(refreshToken), newAccessHash: access.hash, newRefreshHash: next.hash,
+            accessLifetime: lifetimes.access, idleLifetime: lifetimes.idle, graceWindow: lifetimes.grace,
+            retryBox: try RetryPair.seal(pair, with: refreshToken), now: instant)
+        switch try await store.rotate(rotation) {
+        case .rotated(let id, let user, let accessExpiresAt, let absolute):
+            return .refreshed(response(pair, id, try await profile(user), accessExpiresAt, absolute, instant))
+        case .retry(let id, let user, let box, let accessExpiresAt, let absolute):
+            guard let replay = RetryPair.open(box, with: refreshToken) else { return .invalid }
+            return .refreshed(response(replay, id, try await profile(user), accessExpiresAt, absolute, instant))
+        case .reused(_, let userID):
+            return .reused(userID: userID)
+        case .expired, .unknown:
+            return .invalid
+        }
+    }
+
+    private func response(_ pair: RetryPair, _ id: UUID, _ profile: UserProfile, _ accessExpiresAt: Date, _ absolute: Date, _ instant: Date) -> SessionResponse {
+        SessionResponse(
+            accessToken: pair.accessToken, refreshToken: pair.refreshToken,
+            expiresIn: max(0, Int(accessExpiresAt.timeIntervalSince(instant))),
+            refreshExpiresIn: max(0, Int(absolute.timeIntervalSince(instant))), sessionID: id.uuidString, user: profile)
+    }
+}
+
+/// A rotation's answer, sealed with AES-GCM under HKDF(presented refresh token).
+struct RetryPair: Codable {
+    var accessToken: String
+    var refreshToken: String
+
+    static func key(for token: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Array(token.utf8)), salt: Array("chatterd refresh retry".utf8),
+            info: [], outputByteCount: 32)
+    }
+
+    static func seal(_ pair: RetryPair, with token: String) throws -> [UInt8] {
+        Array(try AES.GCM.seal(JSONEncoder().encode(pair), using: key(for: token)).combined!)
+    }
+
+    static func open(_ box: [UInt8], with token: String) -> RetryPair? {
+        guard let sealed = try? AES.GCM.SealedBox(combined: box),
+            let plain = try? AES.GCM.open(sealed, using: key(for: token))
+        else { return nil }
+        return try? JSONDecoder().decode(RetryPair.self, from: plain)
+    }
+}

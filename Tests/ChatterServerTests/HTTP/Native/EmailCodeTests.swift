@@ -1,0 +1,119 @@
+import ChatterWire
+import Foundation
+import Testing
+
+@testable import ChatterServer
+
+/// Password-less sign-in with emailed codes, over real HTTP (SPEC §3 email-code rules).
+@Suite struct EmailCodeTests {
+    @Test func codeSignsInAndWorksOnce() async throws {
+        try await Harness.run { h async throws in
+            let code = try await h.requestCode("Ada@Example.com")
+            #expect(code.count == 6 && code.allSatisfy(\.isNumber))
+            let response = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code))
+            #expect(response.status == .ok)
+            let session = try h.decode(SessionResponse.self, response)
+            #expect(session.user.email == "ada@example.com")
+            #expect(session.user.emailVerified)
+            #expect(session.user.methods == ["email"])
+            let again = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code))
+            #expect(again.status == .unauthorized)
+            #expect(try h.error(again).error == "invalid_code")
+        }
+    }
+
+    @Test func codeExpiresAfterTenMinutes() async throws {
+        try await Harness.run { h async throws in
+            let code = try await h.requestCode("ada@example.com")
+            h.clock.advance(by: 600)
+            let response = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code))
+            #expect(response.status == .unauthorized)
+            #expect(try await h.store.userCount() == 0)
+        }
+    }
+
+    @Test func fiveWrongGuessesKillTheCode() async throws {
+        try await Harness.run { h async throws in
+            let code = try await h.requestCode("ada@example.com")
+            let wrong = code == "000000" ? "000001" : "000000"
+            for _ in 0..<5 {
+                let guess = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: wrong))
+                #expect(guess.status == .unauthorized)
+            }
+            // The right code no longer works: the guesses used it up.
+            let right = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code))
+            #expect(right.status == .unauthorized)
+            #expect(try await h.store.userCount() == 0)
+            #expect(try await h.store.sessionCount() == 0)
+        }
+    }
+
+    @Test func resendWaitsForTheCooldown() async throws {
+        try await Harness.run { h async throws in
+            _ = try await h.requestCode("ada@example.com")
+            let early = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "ada@example.com"))
+            #expect(early.status == .tooManyRequests)
+            #expect(Int(early.headers[.retryAfter] ?? "") ?? 0 > 0)
+            #expect(await h.mail.count(to: "ada@example.com") == 1)
+            h.clock.advance(by: 60)
+            let first = try await h.mail.lastCode(to: "ada@example.com")
+            let second = try await h.requestCode("ada@example.com")
+            #expect(await h.mail.count(to: "ada@example.com") == 2)
+            // Only the newest code works.
+            if first != second {
+                let old = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: first ?? ""))
+                #expect(old.status == .unauthorized)
+            }
+        }
+    }
+
+    @Test func perAddressLimitHolds() async throws {
+        try await Harness.run { h async throws in
+            for _ in 0..<5 {
+                _ = try await h.requestCode("ada@example.com")
+                h.clock.advance(by: 61)
+            }
+            let sixth = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "ada@example.com"))
+            #expect(sixth.status == .tooManyRequests)
+        }
+    }
+
+    @Test func perIPLimitHolds() async throws {
+        try await Harness.run { h async throws in
+            for index in 0..<20 { _ = try await h.requestCode("user\(index)@example.com") }
+            let next = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "one-more@example.com"))
+            #expect(next.status == .tooManyRequests)
+        }
+    }
+
+    @Test func answerIsTheSameWithOrWithoutAnAccount() async throws {
+        try await Harness.run { h async throws in
+            _ = try await h.nativeSignIn(email: "known@example.com")
+            let known = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "known@example.com"))
+            let unknown = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "nobody@example.com"))
+            #expect(known.status == unknown.status)
+            #expect(String(buffer: known.body) == String(buffer: unknown.body))
+            #expect(await h.mail.count(to: "known@example.com") == 1)
+            #expect(await h.mail.count(to: "nobody@example.com") == 1)
+        }
+    }
+
+    @Test func verifiedAddressJoinsTheGoogleAccountWithThatVerifiedEmail() async throws {
+        try await Harness.run { h async throws in
+            let google = try await h.nativeSignIn(email: "ada@example.com")
+            let code = try await h.requestCode("ada@example.com")
+            let viaCode = try h.decode(SessionResponse.self, try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code)))
+            #expect(viaCode.user.id == google.user.id)
+            #expect(viaCode.user.methods == ["email", "google"])
+        }
+    }
+
+    @Test(arguments: ["not-an-email", "a@b", "@example.com", "a b@example.com"])
+    func malformedAddressesAreRefused(address: String) async throws {
+        try await Harness.run { h async throws in
+            let response = try await h.post(NativePath.emailCode, EmailCodeRequest(email: address))
+            #expect(response.status == .badRequest)
+            #expect(await h.mail.messages.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ChatterWire
+import Foundation
+import Hummingbird
+import Testing
+
+@testable import ChatterServer
+
+/// Turning a bearer session into a web-view cookie session (F3), with CSRF protection.
+@Suite struct WebSessionTests {
+    func cookie(_ h: Harness) async throws -> (cookie: String, setCookie: String) {
+        let session = try await h.nativeSignIn()
+        let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
+        let redeemed = try await h.get(link.url + "&next=/timeline")
+        #expect(redeemed.status == .seeOther)
+        #expect(redeemed.headers[.location] == "/timeline")
+        let setCookie = try #require(redeemed.headers[.setCookie])
+        let value = String(setCookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1)[1])
+        return (value, setCookie)
+    }
+
+    @Test func handoffSetsAHardenedCookieOnce() async throws {
+        try await Harness.run { h async throws in
+            let session = try await h.nativeSignIn()
+            let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
+            #expect(link.expiresIn == 60)
+            let redeemed = try await h.get(link.url)
+            let setCookie = try #require(redeemed.headers[.setCookie])
+            #expect(setCookie.hasPrefix("__Host-chatter-session="))
+            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] { #expect(setCookie.contains(attribute)) }
+            #expect(!setCookie.contains("Domain="), "__Host- cookies must not name a domain")
+            #expect(try await h.get(link.url).status == .unauthorized, "the link works once")
+        }
+    }
+
+    @Test func cookieAuthenticatesReadsAndNeedsCSRFForWrites() async throws {
+        try await Harness.run { h async throws in
+            let (value, _) = try await cookie(h)
+            let cookieHeader: HTTPFields = [.cookie: "\(Authenticator.cookieName)=\(value)"]
+            #expect(try await h.get(NativePath.me, headers: cookieHeader).status == .ok)
+            let noToken = try await h.post(NativePath.chatts, json: #"{"message":"hi"}"#, headers: cookieHeader)
+            #expect(noToken.status == .forbidden)
+            #expect(try h.error(noToken).error == "csrf_failed")
+            let csrf = try h.decode([String: String].self, try await h.get(NativePath.webSession + "/csrf", headers: cookieHeader))["csrfToken"] ?? ""
+            var withToken = cookieHeader
+            withToken[Authenticator.csrfHeader] = csrf
+            #expect(try await h.post(NativePath.chatts, json: #"{"message":"hi"}"#, headers: withToken).status == .created)
+            #expect(try await h.store.chattCount() == 1)
+        }
+    }
+
+    @Test func expiredLinkAndOpenRedirectAreRefused() async throws {
+        try await Harness.run { h async throws in
+            let session = try await h.nativeSignIn()
+            let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
+            let evil = try await h.get(link.url + "&next=//evil.example")
+            #expect(evil.headers[.location] == "/")
+            let second = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
+            h.clock.advance(by: 61)
+            #expect(try await h.get(second.url).status == .unauthorized)
+        }
+    }
+}

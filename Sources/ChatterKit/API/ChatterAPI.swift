@@ -57,7 +57,12 @@ public struct ChatterAPI: Sendable {
             throw ChatterError.network(Self.describe(error))
         }
         guard (200..<300).contains(response.status) else {
-            throw ChatterError.server(status: response.status, body: try? JSONDecoder().decode(ErrorBody.self, from: response.body))
+            let body = try? JSONDecoder().decode(ErrorBody.self, from: response.body)
+            if response.status == 429 {
+                let header = response.headers.first { $0.key.lowercased() == "retry-after" }?.value
+                throw ChatterError.rateLimited(retryAfter: header.flatMap { Int($0) } ?? 60, body: body)
+            }
+            throw ChatterError.server(status: response.status, body: body)
         }
         return response
     }

@@ -20,6 +20,8 @@ public enum ChatterError: Error, Sendable, Equatable {
     case signedOut(SignOutReason)
     /// The server answered with an error. `body` is its JSON error when it sent one.
     case server(status: Int, body: ErrorBody?)
+    /// Too many attempts (429): try again after `retryAfter` seconds, as the server's Retry-After says.
+    case rateLimited(retryAfter: Int, body: ErrorBody?)
     /// No answer arrived (connection refused, TLS failure, timeout). The session is untouched.
     case network(String)
     /// Secure storage failed; see `StorageError` for "unavailable right now" versus "denied".
@@ -38,6 +40,7 @@ public enum ChatterError: Error, Sendable, Equatable {
         case .signedOut(.expired): return "The session has expired. Sign in again."
         case .signedOut(.revoked): return "The session is no longer valid. Sign in again."
         case .server(let status, let body): return body?.message ?? "The server answered \(status)."
+        case .rateLimited(let seconds, let body): return body?.message ?? "Too many attempts; try again in \(seconds) seconds."
         case .network(let text): return "Cannot reach the server: \(text)"
         case .storage(let error): return error.description
         case .unreadableResponse(let text): return "Unexpected answer from the server: \(text)"
@@ -47,7 +50,9 @@ public enum ChatterError: Error, Sendable, Equatable {
 
     /// The server's `error` code, when it answered with one.
     public var code: String? {
-        if case .server(_, let body) = self { return body?.error }
-        return nil
+        switch self {
+        case .server(_, let body), .rateLimited(_, let body): return body?.error
+        default: return nil
+        }
     }
 }

@@ -93,8 +93,12 @@ public final class EmailCodeFlow {
             startCountdown(seconds: answer.resendAfter)
         } catch {
             errorMessage = ChattFlow.message(error)
-            // A 429 says when to try again: count that down too.
-            if case ChatterError.server(429, _) = error { startCountdown(seconds: 60) }
+            // Too soon: count down the wait the server named.
+            // A code sent moments ago is still in the mailbox, so the code step is where the user goes.
+            if case ChatterError.rateLimited(let seconds, _) = error {
+                step = .code
+                startCountdown(seconds: seconds)
+            }
         }
     }
 

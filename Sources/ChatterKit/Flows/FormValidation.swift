@@ -20,11 +20,17 @@ public enum FormValidation {
 
     /// The policy's length rules (SP 800-63B: length, not composition). Counted in characters, and the
     /// UTF-8 form must fit the hash's input, so nothing is silently cut.
-    public static func passwordProblem(_ password: String, policy: PasswordPolicy) -> String? {
+    /// The server also refuses the email (or its local part) as the password; so does this.
+    public static func passwordProblem(_ password: String, policy: PasswordPolicy, email: String? = nil) -> String? {
         if password.count < policy.minimumLength { return "Use at least \(policy.minimumLength) characters." }
         if password.count > policy.maximumLength { return "Use at most \(policy.maximumLength) characters." }
         if password.utf8.count > policy.maximumBytes { return "This password is too long to store safely; shorten it." }
+        // The server's blocklist is far longer; this catches the commonest as the user types.
         if policy.blocksCommonPasswords, PasswordStrength.isCommon(password) { return "This password is too common; choose another." }
+        let folded = password.lowercased(), address = email?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        if !address.isEmpty, folded == address || folded == address.split(separator: "@").first.map(String.init) {
+            return "Do not use your email address as your password."
+        }
         return nil
     }
 }

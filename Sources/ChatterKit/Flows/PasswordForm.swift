@@ -59,7 +59,7 @@ public final class PasswordForm {
         // Signing in checks only presence: an old account may predate today's rules.
         if mode == .signIn { return password.isEmpty ? "Enter your password." : nil }
         guard let policy else { return "Loading the password rules…" }
-        return FormValidation.passwordProblem(password, policy: policy)
+        return FormValidation.passwordProblem(password, policy: policy, email: email)
     }
 
     public var strength: PasswordStrength? { mode == .signUp && !password.isEmpty ? PasswordStrength.estimate(password) : nil }

@@ -80,6 +80,12 @@ extension SessionManager {
     /// What to retry with after `error`, or the error to give up with.
     func recover(from error: any Error, using used: StoredSession, mayRefresh: Bool = true) async throws -> StoredSession {
         guard case ChatterError.server(401, let body) = error else { throw error }
+        // A refresh under way retires the old access token on the server before its answer reaches us, so
+        // a 401 for the old token then says nothing about the session: wait for the refresh and retry.
+        if let refreshTask {
+            let fresh = try await refreshTask.value
+            if fresh.accessToken != used.accessToken { return fresh }
+        }
         if let session, session.accessToken != used.accessToken { return session }
         let code = body?.error
         if mayRefresh, code == AuthErrorCode.accessTokenExpired, used.kind == .native {

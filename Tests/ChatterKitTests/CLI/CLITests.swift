@@ -12,12 +12,12 @@ import Testing
                 let login = await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server))
                 #expect(login.exitCode == 0, "\(login.errors)")
                 #expect(login.prompts == ["Email: ", "Code: "])
-                #expect(login.text == "Signed in as ada (ada@example.com).")
+                #expect(login.text == "Signed in as Profile NA (ada@example.com).", "an emailed-code account has no name yet")
                 #expect(login.errors.contains { $0.contains("code was sent to ada@example.com") })
 
                 let whoami = await cli.run(["whoami"])
                 #expect(whoami.exitCode == 0)
-                #expect(whoami.text.split(separator: "\n").first == "ada <ada@example.com>")
+                #expect(whoami.text.split(separator: "\n").first == "Profile NA <ada@example.com>")
 
                 let json = await cli.run(["whoami", "--json"])
                 let object = try #require(json.json as? [String: Any])
@@ -47,7 +47,7 @@ import Testing
                 #expect(chatts.exitCode == 0)
                 #expect(chatts.output.count == 2)
                 #expect(chatts.output[0].hasPrefix(" ") && chatts.output[0].hasSuffix("Grace: first!"))
-                #expect(chatts.output[1].hasPrefix("*") && chatts.output[1].hasSuffix("ada: hello from the shell"))
+                #expect(chatts.output[1].hasPrefix("*") && chatts.output[1].hasSuffix("Profile NA: hello from the shell"))
 
                 let json = await cli.run(["chatts", "--json"])
                 let rows = try #require(json.json as? [[String: Any]])
@@ -56,20 +56,30 @@ import Testing
         }
     }
 
-    @Test func loginWithAPastedGoogleTokenOnACourseServer() async throws {
+    @Test func loginWithAPastedGoogleToken() async throws {
         try await LiveServer.run { server in
             try await withTemporaryDirectory { home in
-                let cli = CLI(server: server, home: home)
+                let cli = CLI(server: server, home: home, extra: ["CHATTER_GOOGLE_CLIENT_ID": TestIssuer.clientID])
                 let token = try server.googleToken(name: "Ada Lovelace")
-                let login = await cli.run(["login", "--google-id-token", token, "--client-id", TestIssuer.clientID])
+                let login = await cli.run(["login", "--google-id-token", token])
                 #expect(login.exitCode == 0, "\(login.errors)")
-                #expect(login.text == "Signed in as Ada Lovelace.")
+                #expect(login.text == "Signed in as Ada Lovelace (1000001@example.com).")
 
-                #expect(await cli.run(["post", "via postauth"]).exitCode == 0)
+                #expect(await cli.run(["post", "native post"]).exitCode == 0)
                 let rows = try await server.client().courseChatts()
-                #expect(rows.map(\.name) == ["Ada Lovelace"])
+                #expect(rows.map(\.name) == ["Ada Lovelace"], "native posts are in the course timeline too")
                 let chatts = await cli.run(["chatts"])
-                #expect(chatts.output.first?.hasPrefix("*") == true, "own chatts are marked by name on a course session")
+                #expect(chatts.output.first?.hasPrefix("*") == true)
+            }
+        }
+    }
+
+    @Test func aGoogleTokenNeedsAClientID() async throws {
+        try await LiveServer.run { server in
+            try await withTemporaryDirectory { home in
+                let result = await CLI(server: server, home: home).run(["login", "--google-id-token", try server.googleToken()])
+                #expect(result.exitCode == 64)
+                #expect(result.errors.first?.contains("--client-id") == true)
             }
         }
     }
@@ -91,12 +101,12 @@ import Testing
             try await withTemporaryDirectory { home in
                 let app = server.client()
                 _ = try await app.requestEmailCode(email: "ada@example.com")
-                try await app.signUp(email: "ada@example.com", code: try #require(server.native.lastCode(for: "ada@example.com")), password: "a long passphrase")
+                try await app.signUp(email: "ada@example.com", code: try #require(server.mail.lastCode(to: "ada@example.com")), password: "a long passphrase")
 
                 let cli = CLI(server: server, home: home)
                 let wrong = await cli.run(["login", "--password", "--email", "ada@example.com"]) { _ in "not it at all" }
                 #expect(wrong.exitCode == 1)
-                #expect(wrong.errors == ["chatter: The email or password is wrong."])
+                #expect(wrong.errors == ["chatter: The email or password is not right."])
                 let right = await cli.run(["login", "--password", "--email", "ada@example.com"]) { _ in "a long passphrase" }
                 #expect(right.exitCode == 0)
                 #expect(right.prompts == ["Password: "])

@@ -5,8 +5,6 @@ import Testing
 
 /// F4: nonce, name preservation, the pending registration kept until the server confirms.
 @Suite struct AppleSignInFlowTests {
-    /// The stand-in's identity token: it carries the nonce's hash as Apple's does.
-    func token(subject: String, nonce: AppleNonce) -> String { "apple.\(subject).\(nonce.hashed)" }
 
     @Test func nonceHashIsSHA256OfTheRawNonce() {
         #expect(AppleNonce(raw: "abc").hashed == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
@@ -23,7 +21,8 @@ import Testing
             let flow = await AppleSignInFlow(client: server.client(store: store))
             let nonce = await flow.startRequest()
             let name = NameParts(givenName: "Grace", familyName: "Hopper", middleName: "Brewster", nameSuffix: "Ret.")
-            #expect(await flow.complete(identityToken: token(subject: "001", nonce: nonce), name: name, email: "grace@privaterelay.appleid.com"))
+            let token = try server.appleToken(subject: "001", nonce: nonce.raw)
+            #expect(await flow.complete(identityToken: token, name: name, email: "grace@privaterelay.appleid.com"))
 
             let profile = try #require(await flow.signedIn?.user)
             #expect(profile.name == name, "every name component reaches the server")
@@ -36,15 +35,19 @@ import Testing
     @Test func aFailedRegistrationKeepsTheNameAndRetriesOnNextLaunch() async throws {
         try await LiveServer.run { server in
             let store = MemoryStore()
-            server.native.failNextAppleSignIn()
+            server.appleKeys.setFailing(true)
             let flow = await AppleSignInFlow(client: server.client(store: store))
             let nonce = await flow.startRequest()
             let name = NameParts(givenName: "Grace", familyName: "Hopper")
-            #expect(await flow.complete(identityToken: token(subject: "002", nonce: nonce), name: name, email: "g@example.com") == false)
+            let token = try server.appleToken(subject: "002", nonce: nonce.raw)
+            #expect(await flow.complete(identityToken: token, name: name, email: "g@example.com") == false)
             #expect(await flow.errorMessage?.contains("try again") == true)
             #expect(store.keys.contains(StoreKey.pendingAppleRegistration))
 
-            // Next launch: a new flow over the same storage sends the kept registration.
+            // Next launch, once Apple's keys can be fetched again: a new flow over the same storage sends
+            // the kept registration.
+            server.appleKeys.setFailing(false)
+            server.clock.advance(by: 61)
             let next = await AppleSignInFlow(client: server.client(store: store))
             #expect(await next.retryPendingRegistration())
             #expect(await next.signedIn?.user?.name == name)
@@ -56,15 +59,19 @@ import Testing
     @Test func aLaterSignInWithoutTheNameCarriesTheKeptOne() async throws {
         try await LiveServer.run { server in
             let store = MemoryStore()
-            server.native.failNextAppleSignIn()
+            server.appleKeys.setFailing(true)
             let flow = await AppleSignInFlow(client: server.client(store: store))
             let first = await flow.startRequest()
             let name = NameParts(givenName: "Grace", familyName: "Hopper")
-            _ = await flow.complete(identityToken: token(subject: "003", nonce: first), name: name, email: nil)
+            let token = try server.appleToken(subject: "003", nonce: first.raw)
+            _ = await flow.complete(identityToken: token, name: name, email: nil)
 
             // Apple sends no name the second time; the kept one goes with this request.
+            server.appleKeys.setFailing(false)
+            server.clock.advance(by: 61)
             let second = await flow.startRequest()
-            #expect(await flow.complete(identityToken: token(subject: "003", nonce: second), name: nil, email: nil))
+            let retryToken = try server.appleToken(subject: "003", nonce: second.raw)
+            #expect(await flow.complete(identityToken: retryToken, name: nil, email: nil))
             #expect(await flow.signedIn?.user?.displayName == "Grace Hopper")
         }
     }
@@ -74,9 +81,10 @@ import Testing
             let flow = await AppleSignInFlow(client: server.client())
             for _ in 0..<2 {
                 let nonce = await flow.startRequest()
-                #expect(await flow.complete(identityToken: token(subject: "004", nonce: nonce), name: NameParts(givenName: "G"), email: nil))
+                let token = try server.appleToken(subject: "004", nonce: nonce.raw)
+                #expect(await flow.complete(identityToken: token, name: NameParts(givenName: "G"), email: nil))
             }
-            #expect(server.native.appleRegistrations == 1)
+            #expect(try await server.store.userCount() == 1)
         }
     }
 
@@ -84,7 +92,8 @@ import Testing
         try await LiveServer.run { server in
             let flow = await AppleSignInFlow(client: server.client())
             _ = await flow.startRequest()
-            #expect(await flow.complete(identityToken: token(subject: "005", nonce: AppleNonce(raw: "someone else's")), name: nil, email: nil) == false)
+            let token = try server.appleToken(subject: "005", nonce: "someone else's")
+            #expect(await flow.complete(identityToken: token, name: nil, email: nil) == false)
             #expect(await flow.signedIn == nil)
         }
     }

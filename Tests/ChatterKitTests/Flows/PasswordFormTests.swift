@@ -20,8 +20,14 @@ import Testing
             #expect(await form.passwordMessage == "Use at least 8 characters.")
             await MainActor.run { form.password = "password1" }
             #expect(await form.passwordMessage == "This password is too common; choose another.")
-            await MainActor.run { form.password = String(repeating: "é", count: 40) }
-            #expect(await form.passwordMessage == "This password is too long to store safely; shorten it.", "80 bytes, over the 72-byte limit")
+            await MainActor.run {
+                form.email = "ada.lovelace@example.com"
+                form.password = "ada.lovelace"
+            }
+            #expect(await form.passwordMessage == "Do not use your email address as your password.")
+            let policy = try #require(await form.policy)
+            await MainActor.run { form.password = String(repeating: "x", count: policy.maximumLength + 1) }
+            #expect(await form.passwordMessage == "Use at most \(policy.maximumLength) characters.")
         }
     }
 
@@ -36,7 +42,7 @@ import Testing
             }
             #expect(await form.canSubmit == false, "the code is still missing")
             await form.sendCode()
-            let code = try #require(server.native.lastCode(for: "ada@example.com"))
+            let code = try #require(server.mail.lastCode(to: "ada@example.com"))
             await MainActor.run { form.code = code }
             #expect(await form.canSubmit)
             #expect(await form.strength == .strong)
@@ -63,9 +69,15 @@ import Testing
                 form.password = "whatever it is"
             }
             #expect(await form.submit() == false)
-            #expect(await form.errorBanner == "The email or password is wrong.")
+            #expect(await form.errorBanner == "The email or password is not right.")
             #expect(await form.isLoading == false)
         }
+    }
+
+    @Test func aPasswordMustFitTheHashInBytesNotOnlyInCharacters() {
+        let policy = PasswordPolicy(minimumLength: 8, maximumLength: 64, maximumBytes: 72, blocksCommonPasswords: true)
+        #expect(FormValidation.passwordProblem(String(repeating: "é", count: 36), policy: policy) == nil, "72 bytes fit")
+        #expect(FormValidation.passwordProblem(String(repeating: "é", count: 37), policy: policy) == "This password is too long to store safely; shorten it.")
     }
 
     @Test func showHideAndStrength() async throws {

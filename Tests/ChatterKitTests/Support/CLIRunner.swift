@@ -59,7 +59,7 @@ struct CLI: Sendable {
 func emailCodeAnswers(_ email: String, server: LiveServer) -> @Sendable (String) -> String? {
     { prompt in
         if prompt.hasPrefix("Email") { return email }
-        if prompt.hasPrefix("Code") { return server.native.lastCode(for: email) }
+        if prompt.hasPrefix("Code") { return server.mail.lastCode(to: email) }
         return nil
     }
 }

@@ -9,7 +9,7 @@ extension ChatterClient {
     @discardableResult
     func signInByEmail(_ email: String = "ada@example.com", on server: LiveServer) async throws -> AuthSession {
         _ = try await requestEmailCode(email: email)
-        let code = try #require(server.native.lastCode(for: email))
+        let code = try #require(server.mail.lastCode(to: email))
         return try await verifyEmailCode(email: email, code: code)
     }
 }

@@ -1,5 +1,6 @@
 import ChatterKit
 import ChatterServer
+import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -7,66 +8,94 @@ import Logging
 import Synchronization
 import Testing
 
-/// A live chatterd on loopback, as the server tests start it (HummingbirdTesting's live mode, a real
-/// SQLite file in a temporary directory, Google's keys from a local JWKS listener), with the native API
-/// stand-in mounted beside the real routes until `main` serves them. Clients talk to it over real HTTP.
+/// A live chatterd on loopback, as the server tests start it: HummingbirdTesting's live mode, a real
+/// SQLite file in a temporary directory, Google's and Apple's keys from local JWKS listeners, mail caught
+/// in memory. Clients talk to it over real HTTP (or HTTPS with its development certificate).
 struct LiveServer: Sendable {
+    static let appleClientID = "com.example.chatter"
+
     let clock: TestClock
     let issuer: TestIssuer
-    let native: NativeStandIn
+    let appleIssuer: TestIssuer
+    /// Apple's key endpoint, which a test can make fail.
+    let appleKeys: JWKSServer
+    let store: SQLiteStore
+    let mail: CapturingMail
     let baseURL: URL
-    let directory: String
     /// With `tls`: the development certificate chatterd generated, and its public-key pin.
     let certificatePath: String?
     let pin: String?
 
     static func run(
-        clock: TestClock = TestClock(), accessLifetime: Int = 300, sessionLifetime: Double = 3600, tls: Bool = false,
+        clock: TestClock = TestClock(), accessLifetime: Double = 300, sessionLifetime: Double = 3600, tls: Bool = false,
         _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
-        try await withTemporaryDirectory { try await start($0, clock, accessLifetime, sessionLifetime, tls, body) }
-    }
-
-    private static func start(
-        _ directory: String, _ clock: TestClock, _ accessLifetime: Int, _ sessionLifetime: Double, _ tls: Bool,
-        _ body: @Sendable (LiveServer) async throws -> Void
-    ) async throws {
-        let issuer = try TestIssuer()
-        let jwks = JWKSServer(issuers: [issuer])
-        try await jwks.run { url in
-            var config = ServerConfiguration()
-            config.dataDirectory = directory
-            config.port = 0
-            config.googleClientIDs = [TestIssuer.clientID]
-            config.sessionLifetime = sessionLifetime
-            config.transport = tls ? .developmentTLS : .http
-            let store = try await SQLiteStore.open(path: config.databasePath)
-            let keys = JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function)
-            let google = IDTokenVerifier(provider: .google(clientIDs: config.googleClientIDs), keys: keys, now: clock.function)
-            let router = ChatterApp.router(configuration: config, parts: .init(store: store, google: google, now: clock.function))
-            let native = NativeStandIn(store: store, now: clock.function, accessLifetime: accessLifetime)
-            native.register(on: router)
-            var logger = Logger(label: "chatterd-kit-test")
-            logger.logLevel = .warning
-            let transport = try PreparedTransport.prepare(config)
-            let app = Application(
-                router: router, server: transport.server, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let certificate = tls ? directory + "/chatterd.crt" : nil
-                let pin = try certificate.map { try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: $0, encoding: .utf8)) }
-                let server = LiveServer(
-                    clock: clock, issuer: issuer, native: native, baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!,
-                    directory: directory, certificatePath: certificate, pin: pin)
-                try await body(server)
+        try await withTemporaryDirectory { directory in
+            let issuer = try TestIssuer(), appleIssuer = try TestIssuer(kid: "apple-test-key")
+            let google = JWKSServer(issuers: [issuer]), apple = JWKSServer(issuers: [appleIssuer])
+            try await google.run { googleURL in
+                try await apple.run { appleURL in
+                    var config = ServerConfiguration()
+                    config.dataDirectory = directory
+                    config.port = 0
+                    config.googleClientIDs = [TestIssuer.clientID]
+                    config.appleClientIDs = [appleClientID]
+                    config.sessionLifetime = sessionLifetime
+                    config.lifetimes.access = accessLifetime
+                    config.bcryptCost = 4  // speed only; the server's own tests check the production cost
+                    config.transport = tls ? .developmentTLS : .http
+                    var logger = Logger(label: "chatterd-kit-test")
+                    logger.logLevel = .warning
+                    let store = try await SQLiteStore.open(path: config.databasePath, logger: logger)
+                    let mail = CapturingMail()
+                    let services = ChatterServices(
+                        store: store,
+                        google: IDTokenVerifier(
+                            provider: .google(clientIDs: config.googleClientIDs, nonce: config.googleNonce),
+                            keys: JWKSCache(source: HTTPJWKSSource(url: googleURL), algorithms: ["RS256"], now: clock.function), now: clock.function),
+                        apple: IDTokenVerifier(
+                            provider: .apple(clientIDs: config.appleClientIDs),
+                            keys: JWKSCache(source: HTTPJWKSSource(url: appleURL), algorithms: ["RS256"], now: clock.function), now: clock.function),
+                        mail: mail, configuration: config, hasher: PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
+                    // The store must be closed however the test ends: SQLiteNIO asserts on an open connection.
+                    do {
+                        let transport = try PreparedTransport.prepare(config)
+                        let app = ChatterApp.application(configuration: config, services: services, server: transport.server, logger: logger)
+                        try await app.test(.live) { client in
+                            let port = try #require(client.port)
+                            let certificate = tls ? directory + "/chatterd.crt" : nil
+                            let pin = try certificate.map { try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: $0, encoding: .utf8)) }
+                            try await body(LiveServer(
+                                clock: clock, issuer: issuer, appleIssuer: appleIssuer, appleKeys: apple, store: store, mail: mail,
+                                baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!, certificatePath: certificate, pin: pin))
+                        }
+                    } catch {
+                        try? await store.close()
+                        throw error
+                    }
+                    try await store.close()
+                }
             }
-            try await store.close()
         }
     }
 
     /// A Google ID token for `subject`, valid now on the server's clock.
     func googleToken(subject: String = "1000001", name: String? = "Ada Lovelace") throws -> String {
         try issuer.sign(TestIssuer.claims(subject: subject, name: name, now: clock.now))
+    }
+
+    /// An Apple identity token carrying SHA-256 of `nonce`, as Apple issues it.
+    func appleToken(subject: String, nonce: String, email: String? = nil) throws -> String {
+        var claims: [String: Any] = [
+            "iss": "https://appleid.apple.com", "aud": Self.appleClientID, "sub": subject,
+            "iat": Int(clock.now.timeIntervalSince1970), "exp": Int(clock.now.timeIntervalSince1970) + 600,
+            "nonce": SHA256.hash(data: Array(nonce.utf8)).map { String(format: "%02x", $0) }.joined(),
+        ]
+        if let email {
+            claims["email"] = email
+            claims["email_verified"] = "true"
+        }
+        return try appleIssuer.sign(claims)
     }
 
     func api(transport: (any HTTPTransport)? = nil) -> ChatterAPI {

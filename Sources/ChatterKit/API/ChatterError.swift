@@ -11,6 +11,8 @@ public enum SignOutReason: String, Sendable, Equatable, Codable {
     case refreshTokenReused
     /// The session reached its end (course chatterID lifetime, or the refresh token's absolute end).
     case expired
+    /// The user deleted their account.
+    case accountDeleted
 }
 
 public enum ChatterError: Error, Sendable, Equatable {
@@ -39,6 +41,7 @@ public enum ChatterError: Error, Sendable, Equatable {
         case .signedOut(.refreshTokenReused): return "The session was revoked because an old refresh token was used again. Sign in again."
         case .signedOut(.expired): return "The session has expired. Sign in again."
         case .signedOut(.revoked): return "The session is no longer valid. Sign in again."
+        case .signedOut(.accountDeleted): return "The account has been deleted."
         case .server(let status, let body): return body?.message ?? "The server answered \(status)."
         case .rateLimited(let seconds, let body): return body?.message ?? "Too many attempts; try again in \(seconds) seconds."
         case .network(let text): return "Cannot reach the server: \(text)"

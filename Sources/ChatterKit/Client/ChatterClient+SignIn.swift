@@ -41,6 +41,13 @@ extension ChatterClient {
         try await signIn(NativePath.passwordSignUp, PasswordSignUpRequest(email: email, code: code, password: password, displayName: displayName), email: email)
     }
 
+    /// "Forgot password": the code emailed by `requestEmailCode` and a new password. Every other
+    /// session of the account ends; this one starts signed in.
+    @discardableResult
+    public func resetPassword(email: String, code: String, newPassword: String) async throws -> AuthSession {
+        try await signIn(NativePath.passwordReset, PasswordResetRequest(email: email, code: code, newPassword: newPassword), email: email)
+    }
+
     /// The email last signed in with, to prefill the form (F2).
     public func rememberedEmail() async -> String? {
         let data = try? await sessions.store.read(StoreKey.email)

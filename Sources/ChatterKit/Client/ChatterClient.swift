@@ -67,10 +67,29 @@ public struct ChatterClient: Sendable {
         }
     }
 
-    /// A one-time link that signs a web view in with a cookie session (F3).
-    public func webSession() async throws -> WebSessionResponse {
-        try await sessions.authorized { credential, _ in
+    /// A one-time link (valid for a minute) that signs a web view in with a cookie session (F3): load it
+    /// in the web view; chatterd sets the cookie and redirects.
+    public func webSessionURL() async throws -> URL {
+        let answer: WebSessionResponse = try await sessions.authorized { credential, _ in
             try await api.send("POST", NativePath.webSession, bearer: try Self.native(credential))
+        }
+        return api.url(answer.url)
+    }
+
+    /// Deletes the account on the server (every session, identity and chatt), then here.
+    public func deleteAccount() async throws {
+        let _: EmptyResponse = try await sessions.authorized { credential, _ in
+            try await api.send("DELETE", NativePath.me, bearer: try Self.native(credential))
+        }
+        await sessions.clear(.accountDeleted)
+    }
+
+    /// Changes the password; the server signs the user's other sessions out.
+    public func changePassword(current: String, new: String) async throws {
+        let _: EmptyResponse = try await sessions.authorized { credential, _ in
+            try await api.send(
+                "POST", NativePath.passwordChange, body: PasswordChangeRequest(currentPassword: current, newPassword: new),
+                bearer: try Self.native(credential))
         }
     }
 

@@ -13,17 +13,26 @@ struct Post: AsyncParsableCommand {
         try await CommandContext.run(options) { context in
             if try await needsSignIn(context) {
                 context.console.writeError("Sign in to post.")
-                _ = try await Login.interactive(context, email: nil, password: false)
+                try await signIn(context)
             }
             do {
                 try await withSpinner("Posting…") { try await context.client.post(message) }
             } catch ChatterError.signedOut(let reason) {
                 // The server ended the session: sign in once more and post the same message.
                 context.console.writeError(ChatterError.signedOut(reason).message)
-                _ = try await Login.interactive(context, email: nil, password: false)
+                try await signIn(context)
                 try await withSpinner("Posting…") { try await context.client.post(message) }
             }
             context.output("Posted.", json: ["posted": true])
+        }
+    }
+
+    /// Signs in at the prompt; with nobody to answer it (a script), says how to sign in instead.
+    func signIn(_ context: CommandContext) async throws {
+        do {
+            _ = try await Login.interactive(context, email: nil, password: false)
+        } catch ChatterError.cancelled {
+            throw ChatterError.notSignedIn
         }
     }
 

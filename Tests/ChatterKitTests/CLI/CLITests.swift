@@ -172,6 +172,10 @@ import Testing
             #expect(object["error"] as? String == "not_signed_in")
             #expect(notSignedIn.errors.isEmpty, "with --json the error goes to stdout as JSON")
 
+            let script = await unreachable.run(["post", "from a script"])
+            #expect(script.exitCode == 3, "nobody answers the sign-in prompt")
+            #expect(script.errors.last == "chatter: Not signed in: run `chatter login` first.")
+
             let usage = await unreachable.run(["post"])
             #expect(usage.exitCode == 64)
         }

@@ -32,6 +32,22 @@ import Testing
         }
     }
 
+    @Test func keyringStoreForTheTerminalClient() async throws {
+        try await LiveServer.run { server in
+            try await withTemporaryDirectory { home in
+                let cli = CLI(server: server, home: home, extra: ["CHATTER_STORE": "keyring"])
+                let service = "chatter:127.0.0.1_\(server.baseURL.port!)"
+                try await KeyringAvailability.require(SecretServiceStore(service: service))
+                #expect(await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server)).exitCode == 0)
+                #expect(try await SecretServiceStore(service: service).read(StoreKey.session) != nil)
+                #expect(FileManager.default.fileExists(atPath: home + "/sessions") == false, "nothing was written to files")
+                #expect(await cli.run(["whoami"]).exitCode == 0)
+                #expect(await cli.run(["logout"]).exitCode == 0)
+                #expect(try await SecretServiceStore(service: service).read(StoreKey.session) == nil)
+            }
+        }
+    }
+
     @Test func keyringItemsAreSeparatedByService() async throws {
         let one = SecretServiceStore(service: "chatter.tests.\(UUID().uuidString)")
         let two = SecretServiceStore(service: "chatter.tests.\(UUID().uuidString)")

@@ -1,8 +1,9 @@
-#if canImport(LocalAuthentication)
+#if canImport(LocalAuthentication) && !os(watchOS) && !os(tvOS)
 import Foundation
 import LocalAuthentication
 
-/// Face ID / Touch ID with the device passcode as fallback (`deviceOwnerAuthentication`).
+/// Face ID / Touch ID with the device passcode as fallback (`deviceOwnerAuthentication`). Not on watchOS,
+/// where LocalAuthentication has no biometry to report.
 public struct LocalAuthenticator: DeviceAuthenticator {
     public init() {}
 

@@ -132,7 +132,7 @@ public actor SessionManager {
     /// way, except that `all` keeps it when the server could not be told, so the user can try again.
     @discardableResult
     public func signOut(all: Bool = false) async throws -> Bool {
-        if !loaded { _ = await load() }
+        if !loaded, case .storageUnavailable(let error) = await load() { throw ChatterError.storage(error) }
         guard let current = session else { return false }
         var confirmed = false
         if current.kind == .native {

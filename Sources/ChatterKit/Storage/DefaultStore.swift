@@ -1,8 +1,8 @@
 import Foundation
 
 /// The best secret store this machine has: the Keychain on Apple platforms; on Linux the desktop keyring
-/// when one answers, otherwise a private file, with a warning, since a file is only as safe as the
-/// user's home directory.
+/// when one answers, otherwise private files, with a warning the first time, since a file is only as
+/// safe as the user's home directory.
 public enum DefaultStore {
     public static func make(
         service: String, fallbackDirectory: String, warn: (@Sendable (String) -> Void)? = nil
@@ -23,7 +23,10 @@ public enum DefaultStore {
 extension DefaultStore {
     static func make(keyring: SecretServiceStore, fallbackDirectory: String, warn: @Sendable (String) -> Void) async -> any SecretStore {
         if await keyring.isReachable() { return keyring }
-        warn("warning: no desktop keyring is reachable; keeping the session in \(fallbackDirectory) (readable only by you)")
+        // Said when the files are first used, not on every run, so the warning is read rather than skipped.
+        if !FileManager.default.fileExists(atPath: fallbackDirectory) {
+            warn("warning: no desktop keyring is reachable; keeping the session in \(fallbackDirectory) (readable only by you)")
+        }
         return FileStore(directory: fallbackDirectory)
     }
 }

@@ -10,7 +10,7 @@ struct Chatts: AsyncParsableCommand {
     struct Line {
         var name: String
         var message: String
-        var time: String
+        var time: Date?
         var mine: Bool
     }
 
@@ -19,11 +19,15 @@ struct Chatts: AsyncParsableCommand {
             let me = await context.client.sessions.status()
             let lines = try await withSpinner("Reading chatts…") { try await timeline(context, me) }
             if context.settings.json {
-                context.console.write(jsonText(lines.map { ["name": $0.name, "message": $0.message, "time": $0.time, "mine": $0.mine] }))
+                context.console.write(jsonText(lines.map { line -> [String: Any] in
+                    ["name": line.name, "message": line.message, "time": line.time.map { $0.formatted(.iso8601) } ?? "", "mine": line.mine]
+                }))
                 return
             }
             if lines.isEmpty { context.console.write("No chatts yet.") }
-            for line in lines { context.console.write("\(line.mine ? "*" : " ") \(line.time)  \(line.name): \(line.message)") }
+            for line in lines {
+                context.console.write("\(line.mine ? "*" : " ") \(line.time.map(Self.format) ?? "?")  \(line.name): \(line.message)")
+            }
         }
     }
 
@@ -42,12 +46,12 @@ struct Chatts: AsyncParsableCommand {
             } while cursor != nil && items.count < 1_000
             return items.reversed().map { item in
                 Line(
-                    name: item.name, message: item.message, time: Self.format(Date(timeIntervalSince1970: item.time)),
+                    name: item.name, message: item.message, time: Date(timeIntervalSince1970: item.time),
                     mine: Self.isMine(userID: item.userID, name: item.name, session))
             }
         } catch ChatterError.server(404, _) {
             return try await context.client.courseChatts().map { row in
-                Line(name: row.name, message: row.message, time: Self.format(row.time), mine: Self.isMine(userID: nil, name: row.name, session))
+                Line(name: row.name, message: row.message, time: try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(row.time), mine: Self.isMine(userID: nil, name: row.name, session))
             }
         }
     }
@@ -59,11 +63,11 @@ struct Chatts: AsyncParsableCommand {
         return name == session.username
     }
 
+    /// Local time, to the minute: people read this; scripts use --json, which has UNIX times.
     static func format(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
-    }
-
-    static func format(_ iso: String) -> String {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(iso)).map(format) ?? iso
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
     }
 }

@@ -52,6 +52,7 @@ import Testing
                 let json = await cli.run(["chatts", "--json"])
                 let rows = try #require(json.json as? [[String: Any]])
                 #expect(rows.map { $0["mine"] as? Bool } == [false, true])
+                #expect(rows.allSatisfy { ($0["time"] as? String)?.hasSuffix("Z") == true }, "ISO 8601 in UTC for scripts")
             }
         }
     }

@@ -1,4 +1,6 @@
 import Foundation
+import Observation
+import Synchronization
 import Testing
 
 @testable import ChatterKit
@@ -78,6 +80,17 @@ import Testing
         let policy = PasswordPolicy(minimumLength: 8, maximumLength: 64, maximumBytes: 72, blocksCommonPasswords: true)
         #expect(FormValidation.passwordProblem(String(repeating: "é", count: 36), policy: policy) == nil, "72 bytes fit")
         #expect(FormValidation.passwordProblem(String(repeating: "é", count: 37), policy: policy) == "This password is too long to store safely; shorten it.")
+    }
+
+    @MainActor @Test func aUIObservingTheFormHearsAboutTyping() {
+        let form = PasswordForm(client: ChatterClient(api: ChatterAPI(baseURL: URL(string: "http://127.0.0.1:9")!), store: MemoryStore()))
+        let changed = Mutex(0)
+        withObservationTracking { _ = form.emailMessage } onChange: { changed.withLock { $0 += 1 } }
+        withObservationTracking { _ = form.isPasswordVisible } onChange: { changed.withLock { $0 += 1 } }
+        form.email = "a"
+        form.togglePasswordVisibility()
+        #expect(changed.withLock { $0 } == 2)
+        #expect(form.emailMessage != nil)
     }
 
     @Test func showHideAndStrength() async throws {

@@ -52,11 +52,18 @@ import Testing
             let warnings = WarningLog()
             // A keyring that cannot answer (its tool is missing), as on a server with no desktop session.
             let store = await DefaultStore.make(
-                keyring: SecretServiceStore(service: "x", tool: "/nonexistent/secret-tool"), fallbackDirectory: directory,
+                keyring: SecretServiceStore(service: "x", tool: "/nonexistent/secret-tool"), fallbackDirectory: directory + "/sessions",
                 warn: { warnings.add($0) })
             #expect(store is FileStore)
             #expect(warnings.lines.count == 1)
             #expect(warnings.lines.first?.contains(directory) == true)
+
+            // Once the files are in use, later runs do not repeat it.
+            try await (store as? FileStore)?.write(Data("s".utf8), for: StoreKey.session)
+            _ = await DefaultStore.make(
+                keyring: SecretServiceStore(service: "x", tool: "/nonexistent/secret-tool"), fallbackDirectory: directory + "/sessions",
+                warn: { warnings.add($0) })
+            #expect(warnings.lines.count == 1)
         }
     }
     #endif

@@ -58,6 +58,18 @@ import Testing
         }
     }
 
+    @Test func signingOutWhileStorageIsUnavailableSaysSoAndKeepsTheSession() async throws {
+        try await LiveServer.run { server in
+            let store = MemoryStore()
+            try await server.client(store: store).signInByEmail(on: server)
+            store.setFailure(.unavailable("device locked"))
+            let client = server.client(store: store)
+            await #expect(throws: ChatterError.storage(.unavailable("device locked"))) { try await client.sessions.signOut() }
+            store.setFailure(nil)
+            #expect(try await client.me().email == "ada@example.com", "still signed in on the server and here")
+        }
+    }
+
     @Test func aCorruptStoredSessionCountsAsNone() async throws {
         let store = MemoryStore([StoreKey.session: Data("not json".utf8)])
         let manager = SessionManager(api: ChatterAPI(baseURL: URL(string: "http://127.0.0.1:9")!), store: store)

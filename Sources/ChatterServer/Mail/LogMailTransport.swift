@@ -37,11 +37,11 @@ public struct LogMailTransport: MailTransport {
 
     public func send(_ message: MailMessage) async throws {
         let date = now()
-        let text = try message.rfc5322(date: date, messageID: MailMessage.makeMessageID(from: message.from))
+        let text = try message.rfc5322(date: date)
         let path = (outbox as NSString).appendingPathComponent(Self.fileName(for: date))
         // A blocking write of a few hundred bytes: acceptable for a development-only transport.
         try Self.writePrivately(Array(text.utf8), to: path)
-        let recipient = MailAddress.redacted(message.to)
+        let recipient = try message.recipient.redacted
         let metadata: Logger.Metadata = ["mail.subject": "\(message.subject)", "mail.file": "\(path)"]
         if let code = message.code {
             // The one deliberate exception to "logs never contain a code" (SPEC §3): this transport exists

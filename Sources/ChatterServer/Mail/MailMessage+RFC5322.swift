@@ -3,16 +3,19 @@ import Foundation
 /// The one rendering of a `MailMessage` as RFC 5322 text: `LogMailTransport`'s `.eml` files and
 /// `SMTPMailTransport`'s DATA are the same bytes (SMTP only adds dot-stuffing on the wire).
 extension MailMessage {
-    /// A fresh `Message-ID` in the sender's domain.
-    static func makeMessageID(from sender: String) -> String {
-        "<\(UUID().uuidString.lowercased())@\(MailAddress.domain(of: sender))>"
+    var sender: MailAddress {
+        get throws { try MailAddress(from, role: "sender") }
+    }
+
+    var recipient: MailAddress {
+        get throws { try MailAddress(to, role: "recipient") }
     }
 
     /// Every line ends in CRLF, as RFC 5322 requires. Throws a `MailError` for an address or subject
-    /// that could inject a header, before anything is written or sent.
-    func rfc5322(date: Date, messageID: String) throws -> String {
-        try MailAddress.validate(from, role: "sender")
-        try MailAddress.validate(to, role: "recipient")
+    /// that could inject a header, before anything is written or sent. Without a `messageID`, a fresh
+    /// one in the sender's domain.
+    func rfc5322(date: Date, messageID: String? = nil) throws -> String {
+        let (sender, recipient) = (try self.sender, try self.recipient)
         guard !subject.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw MailError("invalid subject: control characters (line breaks) are not allowed")
         }
@@ -22,10 +25,10 @@ extension MailMessage {
         let sevenBit = lines.allSatisfy { line in line.count <= 998 && line.allSatisfy { $0 > 0 && $0 < 0x80 } }
         let headers = [
             "Date: \(Self.rfc5322Date(date))",
-            "From: \(from)",
-            "To: \(to)",
+            "From: \(sender.header)",
+            "To: \(recipient.header)",
             "Subject: \(Self.encodedWords(subject))",
-            "Message-ID: \(messageID)",
+            "Message-ID: \(messageID ?? "<\(UUID().uuidString.lowercased())@\(sender.domain)>")",
             // Marks the mail as automatic (RFC 3834), so vacation responders do not answer it.
             "Auto-Submitted: auto-generated",
             "MIME-Version: 1.0",

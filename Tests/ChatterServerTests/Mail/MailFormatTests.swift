@@ -25,14 +25,32 @@ import Testing
         #expect(mail.body == "one\r\ntwo\r\nthree\r\nfour\r\n")
     }
 
-    @Test(arguments: ["", "ada", "ada@", "@example.com", "a@b@c", "ada @example.com", "<ada@example.com>", "ada@example.com\r\n", "adä@example.com"])
+    @Test(arguments: [
+        "", "ada", "ada@", "@example.com", "a@b@c", "ada @example.com", "<ada@example.com", "Ada <ada @example.com>",
+        "Ada\r\nBcc: eve@example.net <ada@example.com>", "ada@example.com\r\n", "adä@example.com",
+    ])
     func refusesAddressesThatAreNotPlainLocalAtDomain(_ address: String) {
         let message = MailMessage(from: "no-reply@chatter.test", to: address, subject: "s", body: "b")
         #expect(throws: MailError.self) { try message.rfc5322(date: Self.date, messageID: "<1@chatter.test>") }
     }
 
-    @Test func redactsAllButTheFirstLetterOfTheLocalPart() {
-        #expect(MailAddress.redacted("ada@example.com") == "a***@example.com")
-        #expect(MailAddress.redacted("nonsense") == "***")
+    @Test func redactsAllButTheFirstLetterOfTheLocalPart() throws {
+        #expect(try MailAddress("Ada <ada@example.com>", role: "recipient").redacted == "a***@example.com")
+    }
+
+    @Test(arguments: [
+        ("no-reply@chatter.test", "no-reply@chatter.test"),
+        ("<no-reply@chatter.test>", "no-reply@chatter.test"),
+        ("Chatter <no-reply@chatter.test>", "Chatter <no-reply@chatter.test>"),
+        ("\"Chatter, Inc.\" <no-reply@chatter.test>", "\"Chatter, Inc.\" <no-reply@chatter.test>"),
+        ("Chatter \"Dev\" (local) <no-reply@chatter.test>", "\"Chatter \\\"Dev\\\" (local)\" <no-reply@chatter.test>"),
+        ("Zoë's Chatter <no-reply@chatter.test>", "=?utf-8?B?Wm/DqydzIENoYXR0ZXI=?= <no-reply@chatter.test>"),
+    ])
+    func displayNamesAreKeptAndQuotedWhereNeeded(_ from: String, _ header: String) throws {
+        let message = MailMessage(from: from, to: "b@example.com", subject: "s", body: "b")
+        let text = try message.rfc5322(date: Self.date)
+        #expect(text.contains("\r\nFrom: \(header)\r\n"))
+        #expect(text.contains("\r\nMessage-ID: <") && text.contains("@chatter.test>\r\n"))
+        #expect(try message.sender.address == "no-reply@chatter.test")
     }
 }

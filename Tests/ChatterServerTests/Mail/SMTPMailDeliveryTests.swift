@@ -21,13 +21,15 @@ struct SMTPMailDeliveryTests {
     /// A sign-in mail whose subject carries `marker`, so the test can find its own message in the maildir.
     static func codeMail(_ marker: String, to recipient: String = "ada@example.com") -> MailMessage {
         MailMessage(
-            from: "no-reply@chatter.test", to: recipient, subject: "Your Chatter sign-in code [\(marker)]",
+            from: "Chatter <no-reply@chatter.test>", to: recipient, subject: "Your Chatter sign-in code [\(marker)]",
             body: "Your sign-in code is 482916.\n.\n.leading dot\n..two dots\nIt expires in 10 minutes.\n", code: "482916")
     }
 
     func expectDelivered(_ marker: String) async throws {
         let mail = try ParsedMail(try await server.message(containing: marker))
+        #expect(mail.headers["return-path"] == "<no-reply@chatter.test>")
         #expect(mail.headers["delivered-to"] == "ada@example.com")
+        #expect(mail.headers["from"] == "Chatter <no-reply@chatter.test>")
         #expect(mail.headers["to"] == "ada@example.com")
         #expect(mail.headers["subject"] == "Your Chatter sign-in code [\(marker)]")
         // The lone "." and the leading dots arrive as written, so dot-stuffing was applied and undone.

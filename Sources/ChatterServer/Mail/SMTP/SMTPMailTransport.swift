@@ -44,14 +44,15 @@ public struct SMTPMailTransport: MailTransport {
         do {
             try await deliver(message)
         } catch {
-            logger.warning("mail delivery failed", metadata: ["mail.domain": "\(MailAddress.domain(of: message.to))", "error": "\(error)"])
+            logger.warning("mail delivery failed", metadata: ["mail.domain": "\((try? message.recipient.domain) ?? "?")", "error": "\(error)"])
             throw error
         }
     }
 
     private func deliver(_ message: MailMessage) async throws {
-        let sender = configuration.envelopeFrom ?? message.from
-        let data = try message.rfc5322(date: Date(), messageID: MailMessage.makeMessageID(from: message.from))
+        let sender = try configuration.envelopeFrom ?? message.sender.address
+        let recipient = try message.recipient
+        let data = try message.rfc5322(date: Date())
         let started = NIODeadline.now()
         let connection = try await SMTPConnection.connect(configuration, tls: tls, group: group)
         let total = configuration.timeouts.total
@@ -61,7 +62,7 @@ public struct SMTPMailTransport: MailTransport {
         do {
             // Cancellation (chatterd shutting down) ends the session at once instead of at the next timeout.
             try await withTaskCancellationHandler {
-                try await deliver(over: connection, from: sender, to: message.to, data: Self.dotStuffed(data))
+                try await deliver(over: connection, from: sender, to: recipient, data: Self.dotStuffed(data))
             } onCancel: {
                 connection.abort(with: MailError("SMTP delivery via \(connection.peer) was cancelled"))
             }
@@ -74,7 +75,7 @@ public struct SMTPMailTransport: MailTransport {
         }
     }
 
-    private func deliver(over connection: SMTPConnection, from sender: String, to recipient: String, data: ByteBuffer) async throws {
+    private func deliver(over connection: SMTPConnection, from sender: String, to recipient: MailAddress, data: ByteBuffer) async throws {
         try await connection.expect(nil, 220)
         var extensions = try await hello(connection)
         if configuration.security == .startTLS {
@@ -89,10 +90,10 @@ public struct SMTPMailTransport: MailTransport {
             try await authenticate(connection, credentials, offered: extensions["AUTH"])
         }
         try await connection.expect("MAIL FROM:<\(sender)>", name: "MAIL FROM", 250)
-        try await connection.expect("RCPT TO:<\(recipient)>", name: "RCPT TO", 250, 251)
+        try await connection.expect("RCPT TO:<\(recipient.address)>", name: "RCPT TO", 250, 251)
         try await connection.expect("DATA", 354)
         let accepted = try await connection.expect(data, name: "the message", [250])
-        logger.info("mail delivered", metadata: ["mail.domain": "\(MailAddress.domain(of: recipient))", "smtp.reply": "\(accepted.code)"])
+        logger.info("mail delivered", metadata: ["mail.domain": "\(recipient.domain)", "smtp.reply": "\(accepted.code)"])
         // The message is accepted at this point; a failed goodbye changes nothing.
         _ = try? await connection.expect("QUIT", 221)
     }

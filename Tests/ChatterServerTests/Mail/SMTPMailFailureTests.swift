@@ -74,3 +74,22 @@ import Testing
         #expect(configuration.port == 587)
     }
 }
+
+@Suite struct SMTPMailConfigurationTests {
+    @Test func urlsNameSecurityPortAndPercentDecodedCredentials() throws {
+        let startTLS = try SMTPConfiguration(url: "smtp://chatterd%40example.com:p%40ss%3Aword@mail.example.com")
+        #expect(startTLS.security == .startTLS && startTLS.host == "mail.example.com" && startTLS.port == 587)
+        #expect(startTLS.credentials?.username == "chatterd@example.com")
+        #expect(startTLS.credentials?.password == "p@ss:word")
+        let implicit = try SMTPConfiguration(url: "smtps://mail.example.com")
+        #expect(implicit.security == .implicitTLS && implicit.port == 465 && implicit.credentials == nil)
+        let local = try SMTPConfiguration(url: "smtp+insecure://127.0.0.1:1025")
+        #expect(local.security == .insecurePlaintext && local.port == 1025)
+    }
+
+    @Test(arguments: ["http://user:hunter2@mail.example.com", "smtp://user:hunter2@", "smtp://user:hunter2@mail.example.com/path", "hunter2"])
+    func badURLsAreRefusedWithoutRepeatingThePassword(_ url: String) {
+        let error = #expect(throws: MailError.self) { try SMTPConfiguration(url: url) }
+        #expect(error?.description.contains("hunter2") == false)
+    }
+}

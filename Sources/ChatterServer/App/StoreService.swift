@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Owns the store for the server's lifetime: purges expired sessions periodically and closes the
+/// Owns the store for the server's lifetime: purges expired sessions and stale records periodically and closes the
 /// database after the HTTP server has drained (services stop in reverse order of start).
 struct StoreService: Service {
     let store: any ChatterStore
@@ -14,8 +14,11 @@ struct StoreService: Service {
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let purged = try await store.purgeExpiredSessions(at: now(), idleLifetime: idleLifetime)
+                let instant = now()
+                let purged = try await store.purgeExpiredSessions(at: instant, idleLifetime: idleLifetime)
                 if purged > 0 { logger.info("purged expired sessions", metadata: ["count": "\(purged)"]) }
+                // Rate-limit windows are at most an hour; a day's margin keeps every live counter.
+                try await store.purgeStaleRecords(before: instant.addingTimeInterval(-24 * 3600))
             } catch {
                 logger.warning("session purge failed", metadata: ["error": "\(error)"])
             }

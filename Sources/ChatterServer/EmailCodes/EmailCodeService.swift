@@ -58,7 +58,7 @@ public struct EmailCodeService: Sendable {
             for: email)
         let minutes = Int(limits.lifetime / 60)
         let message = MailMessage(
-            from: sender, to: email, subject: "Your Chatter code: \(code)",
+            from: sender, to: email, subject: "Your Chatter code",
             body: "\(purpose.sentence) \(code)\n\nIt expires in \(minutes) minutes and works once. If you did not ask for it, ignore this message.\n",
             code: code)
         do {

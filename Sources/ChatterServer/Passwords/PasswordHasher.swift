@@ -9,7 +9,7 @@ import Synchronization
 /// threads, with a bounded queue: past it, sign-ins are told to retry instead of piling up.
 public final class PasswordHasher: Sendable {
     /// Process-wide, like NIO's singletons: one pool sized to leave a core for serving requests.
-    static let sharedPool: NIOThreadPool = {
+    public static let sharedPool: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount - 1))
         pool.start()
         return pool
@@ -24,9 +24,10 @@ public final class PasswordHasher: Sendable {
     /// Verified against when an account does not exist, so that "no such user" costs what "wrong password" costs.
     let decoy: String
 
-    public init(cost: UInt8 = 12, maximumQueued: Int = 64) {
+    /// `pool` defaults to the process-wide hashing pool; pass one of your own (started) to isolate measurements.
+    public init(cost: UInt8 = 12, maximumQueued: Int = 64, pool: NIOThreadPool = PasswordHasher.sharedPool) {
         self.cost = cost
-        self.pool = Self.sharedPool
+        self.pool = pool
         self.maximumQueued = maximumQueued
         self.decoy = Bcrypt.hash(Self.prehash(SessionToken.generate().secret), cost: cost)
     }

@@ -62,6 +62,8 @@ public protocol RateLimitRepository: Sendable {
     /// The count in the current window without adding to it.
     func count(_ key: String, window: Double, at: Date) async throws -> Int
     func reset(_ key: String) async throws
+    /// Forgets counters whose window started before `cutoff`, and expired codes and handoffs.
+    func purgeStaleRecords(before cutoff: Date) async throws
 }
 
 public protocol WebHandoffRepository: Sendable {

@@ -236,6 +236,19 @@ extension ChatterStore {
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func staleRecordsArePurged(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            _ = try await store.hit("old", window: 60, at: now)
+            _ = try await store.hit("new", window: 60, at: now.addingTimeInterval(100))
+            try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, failedAttempts: 0, sentAt: now), for: "a@example.com")
+            try await store.purgeStaleRecords(before: now.addingTimeInterval(50))
+            #expect(try await store.count("old", window: 1000, at: now.addingTimeInterval(100)) == 0)
+            #expect(try await store.count("new", window: 1000, at: now.addingTimeInterval(100)) == 1)
+            #expect(try await store.emailCode(for: "a@example.com") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func handoffsWorkOnceAndExpire(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

@@ -23,20 +23,20 @@ struct Harness: Sendable {
 
     static func run(
         in directory: String? = nil, clock: TestClock = TestClock(), issuer: TestIssuer? = nil,
-        appleKeys: (any JWKSSource)? = nil,
+        appleKeys: (any JWKSSource)? = nil, mailTransport: (any MailTransport)? = nil, hasher: PasswordHasher? = nil,
         configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let issuer = try issuer ?? TestIssuer()
         if let directory {
-            try await run(directory, clock, issuer, appleKeys, configure, body)
+            try await run(directory, clock, issuer, appleKeys, mailTransport, hasher, configure, body)
         } else {
-            try await withTemporaryDirectory { try await run($0, clock, issuer, appleKeys, configure, body) }
+            try await withTemporaryDirectory { try await run($0, clock, issuer, appleKeys, mailTransport, hasher, configure, body) }
         }
     }
 
     private static func run(
-        _ directory: String, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?,
+        _ directory: String, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?, _ mailTransport: (any MailTransport)?, _ hasher: PasswordHasher?,
         _ configure: @Sendable (inout ServerConfiguration) -> Void, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let appleIssuer = try TestIssuer(kid: "apple-test-key")
@@ -61,7 +61,7 @@ struct Harness: Sendable {
                 apple: IDTokenVerifier(
                     provider: .apple(clientIDs: config.appleClientIDs),
                     keys: JWKSCache(source: appleKeys ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
-                mail: mail, configuration: config, hasher: PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
+                mail: mailTransport ?? mail, configuration: config, hasher: hasher ?? PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
             let app = ChatterApp.application(configuration: config, services: services, logger: logger)
             try await app.test(.live) { client in
                 try await body(Harness(

@@ -53,6 +53,14 @@ extension SQLiteStore {
         _ = try await write("DELETE FROM rate_limits WHERE key = ?", [.text(key)])
     }
 
+    public func purgeStaleRecords(before cutoff: Date) async throws {
+        try await transaction { db in
+            _ = try await db.query("DELETE FROM rate_limits WHERE window_start < ?", [.time(cutoff)])
+            _ = try await db.query("DELETE FROM email_codes WHERE expires_at < ?", [.time(cutoff)])
+            _ = try await db.query("DELETE FROM web_handoffs WHERE expires_at < ?", [.time(cutoff)])
+        }
+    }
+
     public func storeHandoff(codeHash: [UInt8], userID: UUID, expiresAt: Date) async throws {
         _ = try await write(
             "INSERT INTO web_handoffs (code_hash, user_id, expires_at) VALUES (?, ?, ?)", [.bytes(codeHash), .uuid(userID), .time(expiresAt)])

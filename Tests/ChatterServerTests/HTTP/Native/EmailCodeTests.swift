@@ -56,7 +56,7 @@ import Testing
             #expect(Int(early.headers[.retryAfter] ?? "") ?? 0 > 0)
             #expect(await h.mail.count(to: "ada@example.com") == 1)
             h.clock.advance(by: 60)
-            let first = try await h.mail.lastCode(to: "ada@example.com")
+            let first = await h.mail.lastCode(to: "ada@example.com")
             let second = try await h.requestCode("ada@example.com")
             #expect(await h.mail.count(to: "ada@example.com") == 2)
             // Only the newest code works.

@@ -60,7 +60,11 @@ struct LiveServer: Sendable {
                     // The store must be closed however the test ends: SQLiteNIO asserts on an open connection.
                     do {
                         let transport = try PreparedTransport.prepare(config)
-                        let app = ChatterApp.application(configuration: config, services: services, server: transport.server, logger: logger)
+                        // chatterd's routes without its StoreService: the test owns the store and closes it below,
+                        // and a periodic purge racing the shutdown can only make a test flaky.
+                        let app = Application(
+                            router: ChatterApp.router(configuration: config, services: services), server: transport.server,
+                            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
                         try await app.test(.live) { client in
                             let port = try #require(client.port)
                             let certificate = tls ? directory + "/chatterd.crt" : nil
@@ -70,7 +74,8 @@ struct LiveServer: Sendable {
                                 baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!, certificatePath: certificate, pin: pin))
                         }
                     } catch {
-                        try? await store.close()
+                        // Not in this (maybe cancelled) task: closing must happen whatever the test did.
+                        await Task { try? await store.close() }.value
                         throw error
                     }
                     try await store.close()

@@ -51,6 +51,11 @@ public enum ChatterError: Error, Sendable, Equatable {
         }
     }
 
+    /// A sentence for an error banner, whatever the error.
+    public static func describe(_ error: any Error) -> String {
+        (error as? ChatterError)?.message ?? error.localizedDescription
+    }
+
     /// The server's `error` code, when it answered with one.
     public var code: String? {
         switch self {

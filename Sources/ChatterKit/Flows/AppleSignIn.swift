@@ -91,7 +91,7 @@ public final class AppleSignInFlow {
             hasPendingRegistration = await pending() != nil
             return true
         } catch {
-            errorMessage = ChattFlow.message(error)
+            errorMessage = ChatterError.describe(error)
             return false
         }
     }

@@ -49,7 +49,7 @@ public final class ChattFlow {
             chatts = try await client.courseChatts()
             errorMessage = nil
         } catch {
-            errorMessage = Self.message(error)
+            errorMessage = ChatterError.describe(error)
         }
     }
 
@@ -68,11 +68,11 @@ public final class ChattFlow {
             // The server no longer knows the session: sign in once more and post again.
             guard await signIn() else { return false }
             do { try await client.post(message) } catch {
-                errorMessage = Self.message(error)
+                errorMessage = ChatterError.describe(error)
                 return false
             }
         } catch {
-            errorMessage = Self.message(error)
+            errorMessage = ChatterError.describe(error)
             return false
         }
         await reload()
@@ -86,7 +86,7 @@ public final class ChattFlow {
             advisory = nil
             return true
         } catch {
-            errorMessage = Self.message(error)
+            errorMessage = ChatterError.describe(error)
             return false
         }
     }
@@ -123,9 +123,5 @@ public final class ChattFlow {
             return false
         }
         return await signIn(idToken: token)
-    }
-
-    static func message(_ error: any Error) -> String {
-        (error as? ChatterError)?.message ?? error.localizedDescription
     }
 }

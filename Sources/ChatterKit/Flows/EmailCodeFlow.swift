@@ -66,7 +66,7 @@ public final class EmailCodeFlow {
             countdown?.cancel()
         } catch {
             code = ""
-            errorMessage = ChattFlow.message(error)
+            errorMessage = ChatterError.describe(error)
         }
     }
 
@@ -92,7 +92,7 @@ public final class EmailCodeFlow {
             step = .code
             startCountdown(seconds: answer.resendAfter)
         } catch {
-            errorMessage = ChattFlow.message(error)
+            errorMessage = ChatterError.describe(error)
             // Too soon: count down the wait the server named.
             // A code sent moments ago is still in the mailbox, so the code step is where the user goes.
             if case ChatterError.rateLimited(let seconds, _) = error {

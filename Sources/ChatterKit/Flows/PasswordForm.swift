@@ -44,7 +44,7 @@ public final class PasswordForm {
         do {
             policy = try await client.passwordPolicy()
         } catch {
-            errorBanner = ChattFlow.message(error)
+            errorBanner = ChatterError.describe(error)
         }
     }
 
@@ -102,6 +102,6 @@ public final class PasswordForm {
         isLoading = true
         errorBanner = nil
         defer { isLoading = false }
-        do { try await work() } catch { errorBanner = ChattFlow.message(error) }
+        do { try await work() } catch { errorBanner = ChatterError.describe(error) }
     }
 }

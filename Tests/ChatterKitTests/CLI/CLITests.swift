@@ -75,6 +75,32 @@ import Testing
         }
     }
 
+    @Test func onACourseOnlyServerTheClientUsesTheCourseAPI() async throws {
+        try await LiveServer.run(courseOnly: true) { server in
+            try await withTemporaryDirectory { home in
+                let cli = CLI(server: server, home: home, extra: ["CHATTER_GOOGLE_CLIENT_ID": TestIssuer.clientID])
+                let other = server.client()
+                try await other.addUser(clientID: TestIssuer.clientID, idToken: server.googleToken(subject: "2", name: "Grace"))
+                try await other.post("first!")
+                server.clock.advance(by: 1)
+
+                let login = await cli.run(["login", "--google-id-token", try server.googleToken(name: "Ada Lovelace")])
+                #expect(login.exitCode == 0, "\(login.errors)")
+                #expect(login.text == "Signed in as Ada Lovelace.", "a chatterID from /adduser")
+                #expect(await cli.run(["post", "via postauth"]).exitCode == 0)
+
+                let chatts = await cli.run(["chatts"])
+                #expect(chatts.output.count == 2)
+                #expect(chatts.output[0].hasPrefix(" ") && chatts.output[0].hasSuffix("Grace: first!"))
+                #expect(chatts.output[1].hasPrefix("*") && chatts.output[1].hasSuffix("Ada Lovelace: via postauth"), "marked by name")
+                let whoami = await cli.run(["whoami"])
+                #expect(whoami.text.contains("course chatterID"))
+                #expect(await cli.run(["logout"]).text == "Signed out.")
+                #expect(await cli.run(["whoami"]).exitCode == 3)
+            }
+        }
+    }
+
     @Test func aGoogleTokenNeedsAClientID() async throws {
         try await LiveServer.run { server in
             try await withTemporaryDirectory { home in

@@ -1,5 +1,5 @@
 import ChatterKit
-import ChatterServer
+@testable import ChatterServer
 import Crypto
 import Foundation
 import Hummingbird
@@ -28,7 +28,7 @@ struct LiveServer: Sendable {
 
     static func run(
         clock: TestClock = TestClock(), accessLifetime: Double = 300, sessionLifetime: Double = 3600, tls: Bool = false,
-        _ body: @Sendable (LiveServer) async throws -> Void
+        courseOnly: Bool = false, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
             let issuer = try TestIssuer(), appleIssuer = try TestIssuer(kid: "apple-test-key")
@@ -62,8 +62,9 @@ struct LiveServer: Sendable {
                         let transport = try PreparedTransport.prepare(config)
                         // chatterd's routes without its StoreService: the test owns the store and closes it below,
                         // and a periodic purge racing the shutdown can only make a test flaky.
+                        let router = courseOnly ? courseRouter(services) : ChatterApp.router(configuration: config, services: services)
                         let app = Application(
-                            router: ChatterApp.router(configuration: config, services: services), server: transport.server,
+                            router: router, server: transport.server,
                             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
                         try await app.test(.live) { client in
                             let port = try #require(client.port)
@@ -82,6 +83,14 @@ struct LiveServer: Sendable {
                 }
             }
         }
+    }
+
+    /// Only the course API, as the course's own chatterd serves it: no /v1 routes at all.
+    static func courseRouter(_ services: ChatterServices) -> Router<ChatterRequestContext> {
+        let router = Router(context: ChatterRequestContext.self)
+        router.add(middleware: JSONErrorMiddleware())
+        CourseRoutes(services: services, timeline: Timeline(store: services.store), allowAnonymousPosting: false).register(on: router)
+        return router
     }
 
     /// A Google ID token for `subject`, valid now on the server's clock.

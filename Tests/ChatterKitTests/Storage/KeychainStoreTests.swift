@@ -77,6 +77,20 @@ import Testing
         await #expect(throws: StorageError.self) { try await afterFirstUnlock.read("other") }
     }
 
+    @Test func aLockedDeviceAtLaunchIsNotASignOut() async throws {
+        let store = store(accessibility: .whenUnlockedThisDeviceOnly)
+        let session = StoredSession(course: AddUserResponse(username: "Ada", chatterID: "chatter-id", lifetime: 3600), at: Date())
+        try await store.write(JSONEncoder().encode(session), for: StoreKey.session)
+        keychain.set(device: .locked)
+
+        let manager = SessionManager(api: ChatterAPI(baseURL: URL(string: "http://127.0.0.1:9")!), store: store)
+        guard case .storageUnavailable(.unavailable) = await manager.start() else { Issue.record("locked storage read as \(await manager.state)"); return }
+        #expect(keychain.items.count == 1, "nothing was deleted")
+        keychain.set(device: .unlocked)
+        guard case .valid(let restored) = await manager.status() else { Issue.record("not restored once unlocked"); return }
+        #expect(restored.username == "Ada")
+    }
+
     @Test func missingIsNilAndDeletingMissingSucceeds() async throws {
         #expect(try await store().read("nothing") == nil)
         try await store().delete("nothing")

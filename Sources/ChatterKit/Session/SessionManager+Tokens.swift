@@ -70,8 +70,10 @@ extension SessionManager {
             }
             throw error
         }
-        // Stored before anything else looks at the answer: the old refresh token is already retired.
+        // Stored before anything else looks at the answer: the old refresh token is already retired. A
+        // sign-in that happened meanwhile replaced the session this refresh was for, and stays.
         let fresh = StoredSession(native: response, at: now())
+        guard session?.refreshToken == token else { return fresh }
         await persist(fresh)
         broadcast(.refreshed(fresh.publicView))
         return fresh

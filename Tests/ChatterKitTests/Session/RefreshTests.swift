@@ -66,6 +66,27 @@ import Testing
         }
     }
 
+    @Test func aRefreshAnsweredAfterANewSignInDoesNotReplaceIt() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            let held = HoldResponses(path: NativePath.refresh, URLSessionTransport())
+            let store = MemoryStore()
+            let client = server.client(store: store, transport: held)
+            try await client.signInByEmail(on: server)
+            server.clock.advance(by: 301)
+
+            let refresh = Task { try await client.sessions.refresh() }
+            #expect(await eventually { held.holding == 1 })
+            // Meanwhile the user signs in again, as someone else.
+            let grace = try await client.signInByEmail("grace@example.com", on: server)
+            held.release()
+            _ = try? await refresh.value
+
+            #expect(await client.sessions.currentSession?.user?.email == "grace@example.com")
+            #expect(try await storedSession(in: store)?.user?.email == "grace@example.com")
+            #expect(grace.user?.email == "grace@example.com")
+        }
+    }
+
     @Test func refreshedSessionIsStoredAndAnnounced() async throws {
         try await LiveServer.run(accessLifetime: 300) { server in
             let store = MemoryStore()

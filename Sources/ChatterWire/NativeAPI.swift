@@ -223,9 +223,15 @@ public struct RefreshRequest: Codable, Sendable, Equatable {
 }
 
 public struct SignOutRequest: Codable, Sendable, Equatable {
-    /// Sign out every device of this user, not only this session.
+    /// Sign out every device of this user, not only this session. Absent means false.
     public var all: Bool
     public init(all: Bool = false) { self.all = all }
+
+    enum CodingKeys: String, CodingKey { case all }
+
+    public init(from decoder: any Decoder) throws {
+        all = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Bool.self, forKey: .all) ?? false
+    }
 }
 
 public struct SessionInfo: Codable, Sendable, Equatable {

@@ -24,7 +24,9 @@ struct StoreService: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: purgeInterval) }
         }
-        try await store.close()
+        // Closing must happen even when the service group is cancelled rather than shut down gracefully,
+        // so it runs in a task of its own that the cancellation does not reach.
+        try await Task { [store] in try await store.close() }.value
         logger.info("database closed")
     }
 }

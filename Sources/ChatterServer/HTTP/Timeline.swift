@@ -5,11 +5,18 @@ import Synchronization
 
 /// The chatt timeline with the course API's full answer cached as encoded JSON: `GET /getchatts` is the
 /// most frequent request and its answer changes only when a chatt is posted, which drops the cache.
+/// A miss is rebuilt once however many requests are waiting for it, so a burst after a post costs one
+/// read of the table, not one per connection.
 final class Timeline: Sendable {
     let store: any ChattRepository
-    private let cached = Mutex<ByteBuffer?>(nil)
-    // Bumped on every write so a read that raced a post cannot store a stale answer.
-    private let generation = Atomic<Int>(0)
+    private let state = Mutex(State())
+
+    private struct State {
+        var cached: ByteBuffer?
+        /// Bumped on every write so a rebuild that raced a post is not stored as current.
+        var generation = 0
+        var rebuild: (generation: Int, task: Task<ByteBuffer, any Error>)?
+    }
 
     init(store: any ChattRepository) {
         self.store = store
@@ -17,19 +24,33 @@ final class Timeline: Sendable {
 
     func add(_ chatt: Chatt) async throws {
         try await store.addChatt(chatt)
-        generation.add(1, ordering: .sequentiallyConsistent)
-        cached.withLock { $0 = nil }
+        state.withLock {
+            $0.generation += 1
+            $0.cached = nil
+        }
     }
 
     func courseJSON() async throws -> ByteBuffer {
-        if let hit = cached.withLock({ $0 }) { return hit }
-        let before = generation.load(ordering: .sequentiallyConsistent)
-        let rows = try await store.allChatts().map {
-            ChattRow(name: $0.name, message: $0.message, id: $0.id.uuidString, time: Self.timestamp($0.time))
+        if let hit = state.withLock({ $0.cached }) { return hit }
+        let task: Task<ByteBuffer, any Error> = state.withLock { state in
+            if let cached = state.cached { return Task { cached } }  // filled in between: rare
+            if let rebuild = state.rebuild, rebuild.generation == state.generation { return rebuild.task }
+            let generation = state.generation
+            let task = Task { [store] in
+                let rows = try await store.allChatts().map {
+                    ChattRow(name: $0.name, message: $0.message, id: $0.id.uuidString, time: Self.timestamp($0.time))
+                }
+                return ByteBuffer(bytes: try JSONResponse.encoder.encode(rows))
+            }
+            state.rebuild = (generation, task)
+            return task
         }
-        let buffer = ByteBuffer(bytes: try JSONResponse.encoder.encode(rows))
-        cached.withLock { slot in
-            if generation.load(ordering: .sequentiallyConsistent) == before { slot = buffer }
+        let buffer = try await task.value
+        state.withLock { state in
+            if state.generation == state.rebuild?.generation, state.rebuild?.task == task {
+                state.cached = buffer
+                state.rebuild = nil
+            }
         }
         return buffer
     }

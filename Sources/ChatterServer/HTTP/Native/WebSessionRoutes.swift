@@ -35,13 +35,23 @@ struct WebSessionRoutes {
         }
         let token = try await services.sessions.startUnrefreshable(
             user: user, method: "web", lifetime: Self.cookieLifetime, client: context.client(request))
-        // Only same-site relative paths: an open redirect would hand the signed-in web view to anyone.
-        let next = request.uri.queryParameters.get("next").flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
+        let next = request.uri.queryParameters.get("next").flatMap(Self.sameSitePath) ?? "/"
         return Response(status: .seeOther, headers: [
             .location: next,
             .setCookie: "\(Authenticator.cookieName)=\(token.secret); Path=/; Max-Age=\(Int(Self.cookieLifetime)); Secure; HttpOnly; SameSite=Lax",
             .cacheControl: "no-store",
         ])
+    }
+
+    /// `next` only when it is plainly a path on this site: an open redirect would hand the signed-in web
+    /// view to anyone. Browsers read `\` as `/` and drop tabs and newlines, so anything beyond a
+    /// conservative character set is refused rather than interpreted.
+    static func sameSitePath(_ candidate: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-._~?=&%+")
+        guard candidate.hasPrefix("/"), !candidate.hasPrefix("//"), candidate.count <= 512, candidate.allSatisfy(allowed.contains) else {
+            return nil
+        }
+        return candidate
     }
 
     /// The CSRF token a page sends back in `X-CSRF-Token` with state-changing requests.

@@ -3,9 +3,17 @@ import SQLiteNIO
 
 extension SQLiteStore {
     public func addChatt(_ chatt: Chatt) async throws {
-        _ = try await write(
-            "INSERT INTO chatts (id, user_id, name, message, created_at) VALUES (?, ?, ?, ?, ?)",
-            [.uuid(chatt.id), chatt.userID.map(SQLiteData.uuid) ?? .null, .text(chatt.name), .text(chatt.message), .time(chatt.time)])
+        try await chattInserts.submit(chatt)
+    }
+
+    /// One multi-row INSERT: rows keep the order they were submitted in, and so their `seq` order.
+    static func insertChatts(count: Int) -> String {
+        "INSERT INTO chatts (id, user_id, name, message, created_at) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+    }
+
+    static func binds(_ chatt: Chatt) -> [SQLiteData] {
+        [.uuid(chatt.id), chatt.userID.map(SQLiteData.uuid) ?? .null, .text(chatt.name), .text(chatt.message), .time(chatt.time)]
     }
 
     public func allChatts() async throws -> [Chatt] {

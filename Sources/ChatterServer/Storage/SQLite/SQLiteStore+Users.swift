@@ -6,7 +6,20 @@ extension SQLiteStore {
     static let userColumns = "u.id, u.display_name, u.given_name, u.family_name, u.middle_name, u.nickname, u.name_prefix, u.name_suffix"
 
     public func signIn(_ claims: IdentityClaims, fallbackName: String, at now: Date) async throws -> User {
-        try await transaction { db in
+        // Most sign-ins are returning users whose details have not changed: answer them with one read.
+        if let row = try await reader.query(
+            "SELECT \(Self.userColumns), i.email, i.email_verified FROM identities i JOIN users u ON u.id = i.user_id WHERE i.issuer = ? AND i.subject = ?",
+            [.text(claims.key.issuer), .text(claims.key.subject)]
+        ).first {
+            let user = try User(row: row)
+            let sameName = claims.displayName == nil || claims.displayName == user.displayName
+            var nothingNewInName = true
+            if let offered = claims.name, !offered.isEmpty { nothingNewInName = user.name.map { Self.covers($0, offered) } ?? false }
+            let sameEmail = claims.email == nil
+                || (claims.email == row.column("email")?.string && claims.emailVerified == (row.column("email_verified")?.bool ?? false))
+            if sameName, nothingNewInName, sameEmail { return user }
+        }
+        return try await transaction { db in
             if let existing = try await Self.user(db, key: claims.key) {
                 if let name = claims.displayName, name != existing.displayName {
                     _ = try await db.query("UPDATE users SET display_name = ? WHERE id = ?", [.text(name), .uuid(existing.id)])
@@ -41,6 +54,15 @@ extension SQLiteStore {
             guard let user = try await Self.user(db, key: claims.key) else { throw StoreError.corruptRow("identity without user") }
             return user
         }
+    }
+
+    /// Whether `stored` already holds every non-empty part of `offered`.
+    static func covers(_ stored: NameParts, _ offered: NameParts) -> Bool {
+        let pairs = [
+            (stored.givenName, offered.givenName), (stored.familyName, offered.familyName), (stored.middleName, offered.middleName),
+            (stored.nickname, offered.nickname), (stored.namePrefix, offered.namePrefix), (stored.nameSuffix, offered.nameSuffix),
+        ]
+        return pairs.allSatisfy { stored, offered in (offered ?? "").isEmpty || stored == offered }
     }
 
     /// Stores name parts the provider sent; an absent or empty part never erases a stored one.

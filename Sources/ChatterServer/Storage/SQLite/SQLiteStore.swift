@@ -2,26 +2,38 @@ import Foundation
 import Logging
 import NIOCore
 import SQLiteNIO
+import Synchronization
 
 /// The embedded default store: one SQLite file in WAL mode.
 ///
-/// Writes go through one connection behind a FIFO lock (SQLite has one writer); reads use a second
-/// connection, which WAL lets run beside the writer and which always sees committed data.
+/// Writes go through one connection behind a FIFO lock (SQLite has one writer); reads take turns on a
+/// few more connections, which WAL lets run beside the writer and which always see committed data.
 public final class SQLiteStore: ChatterStore {
     let writer: SQLiteConnection
-    let reader: SQLiteConnection
-    let writeLock = AsyncMutex()
+    let readers: [SQLiteConnection]
+    private let nextReader = Atomic<Int>(0)
+    /// One connection answers one query at a time; several let reads use every thread of the pool.
+    var reader: SQLiteConnection { readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count] }
+    let writeLock: AsyncMutex
+    /// Posts arrive in bursts; they are written many rows to a statement (see `BatchingQueue`).
+    let chattInserts: BatchingQueue<Chatt>
     public let path: String
 
-    private init(path: String, writer: SQLiteConnection, reader: SQLiteConnection) {
+    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection]) {
         self.path = path
         self.writer = writer
-        self.reader = reader
+        self.readers = readers
+        let lock = AsyncMutex()
+        self.writeLock = lock
+        self.chattInserts = BatchingQueue(maximumBatch: 200) { chatts in
+            try await lock.withLock { _ = try await writer.query(Self.insertChatts(count: chatts.count), chatts.flatMap(Self.binds)) }
+        }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public static func open(path: String, logger: Logger = Logger(label: "chatterd.sqlite")) async throws -> SQLiteStore {
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        var readers: [SQLiteConnection] = []
         do {
             // WAL with synchronous=NORMAL: a commit survives a crash of chatterd (the WAL is written
             // before COMMIT returns); only a power loss can drop the last transactions.
@@ -30,10 +42,14 @@ public final class SQLiteStore: ChatterStore {
                 _ = try await writer.query(pragma)
             }
             try await migrate(writer, logger: logger)
-            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            _ = try await reader.query("PRAGMA busy_timeout = 5000")
-            return SQLiteStore(path: path, writer: writer, reader: reader)
+            for _ in 0..<max(2, System.coreCount) {
+                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                _ = try await reader.query("PRAGMA busy_timeout = 5000")
+                readers.append(reader)
+            }
+            return SQLiteStore(path: path, writer: writer, readers: readers)
         } catch {
+            for reader in readers { try? await reader.close() }
             try? await writer.close()
             throw error
         }
@@ -58,8 +74,8 @@ public final class SQLiteStore: ChatterStore {
     }
 
     public func close() async throws {
-        try await writeLock.withLock { [writer, reader] in
-            try await reader.close()
+        try await writeLock.withLock { [writer, readers] in
+            for reader in readers { try await reader.close() }
             try await writer.close()
         }
     }

@@ -120,7 +120,7 @@ import Testing
     @Test func signOutThisDeviceOrAll() async throws {
         try await Harness.run { h async throws in
             let a = try await h.nativeSignIn(), b = try await h.nativeSignIn(), c = try await h.nativeSignIn()
-            #expect(try await h.post(NativePath.signOut, json: "", bearer: a.accessToken).status == .noContent)
+            #expect(try await h.post(NativePath.signOut, json: "{}", bearer: a.accessToken).status == .noContent, "all defaults to false")
             #expect(try await h.get(NativePath.me, bearer: a.accessToken).status == .unauthorized)
             #expect(try await h.get(NativePath.me, bearer: b.accessToken).status == .ok)
             #expect(try await h.post(NativePath.signOut, SignOutRequest(all: true), bearer: b.accessToken).status == .noContent)

@@ -54,6 +54,10 @@ import Testing
             let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
             let evil = try await h.get(link.url + "&next=//evil.example")
             #expect(evil.headers[.location] == "/")
+            for trick in ["/%5Cevil.example/", "/%09/evil.example", "https://evil.example", "/%0d%0aSet-Cookie:x"] {
+                #expect(WebSessionRoutes.sameSitePath(trick.removingPercentEncoding ?? trick) == nil, "\(trick) must not be followed")
+            }
+            #expect(WebSessionRoutes.sameSitePath("/timeline?tab=mine") == "/timeline?tab=mine")
             let second = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
             h.clock.advance(by: 61)
             #expect(try await h.get(second.url).status == .unauthorized)

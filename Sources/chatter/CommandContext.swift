@@ -52,15 +52,17 @@ struct CommandContext: Sendable {
         switch settings.store {
         case "file":
             return FileStore(directory: directory)
-        case "keyring":
-            #if os(Linux)
-            return SecretServiceStore(service: service)
-            #else
-            return await DefaultStore.make(service: service, fallbackDirectory: directory)
-            #endif
         default:
+            #if canImport(Security)
+            // A command-line tool has no entitlement for the data-protection keychain: the login keychain.
+            return KeychainStore(service: service, dataProtectionKeychain: false)
+            #elseif os(Linux)
+            if settings.store == "keyring" { return SecretServiceStore(service: service) }
             let console = Console.current
             return await DefaultStore.make(service: service, fallbackDirectory: directory, warn: { console.writeError($0) })
+            #else
+            return FileStore(directory: directory)
+            #endif
         }
     }
 

@@ -27,6 +27,13 @@ import Testing
         #expect(item.attributes[kSecUseDataProtectionKeychain as String] as? Bool == true)
     }
 
+    @Test func aCommandLineToolUsesTheLoginKeychain() async throws {
+        let store = KeychainStore(service: "chatter", dataProtectionKeychain: false, functions: keychain.functions)
+        try await store.write(Data("s".utf8), for: "session")
+        #expect(keychain.items.first?.attributes[kSecUseDataProtectionKeychain as String] == nil)
+        #expect(try await store.read("session") == Data("s".utf8))
+    }
+
     @Test func aSecondWriteUpdatesTheItemInPlace() async throws {
         let store = store()
         try await store.write(Data("one".utf8), for: "session")

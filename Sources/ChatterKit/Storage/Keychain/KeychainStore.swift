@@ -34,16 +34,20 @@ public struct KeychainStore: SecretStore {
     public let accessGroup: String?
     public let accessibility: Accessibility
     public let accessControl: AccessControl?
+    /// The iOS-style keychain, which honours ThisDeviceOnly and access control. A command-line tool on
+    /// macOS has no keychain entitlement for it and uses the login keychain instead (false).
+    public let dataProtectionKeychain: Bool
     let functions: KeychainFunctions
 
     public init(
         service: String, accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
-        accessControl: AccessControl? = nil, functions: KeychainFunctions
+        accessControl: AccessControl? = nil, dataProtectionKeychain: Bool = true, functions: KeychainFunctions
     ) {
         self.service = service
         self.accessGroup = accessGroup
         self.accessibility = accessibility
         self.accessControl = accessControl
+        self.dataProtectionKeychain = dataProtectionKeychain
         self.functions = functions
     }
 
@@ -55,9 +59,8 @@ public struct KeychainStore: SecretStore {
             kSecAttrAccount as String: key,
             // Never in iCloud Keychain: a session belongs to one device.
             kSecAttrSynchronizable as String: false,
-            // On macOS, the iOS-style keychain is the one that honours ThisDeviceOnly and access control.
-            kSecUseDataProtectionKeychain as String: true,
         ]
+        if dataProtectionKeychain { query[kSecUseDataProtectionKeychain as String] = true }
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
         return query
     }

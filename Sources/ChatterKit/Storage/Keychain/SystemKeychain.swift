@@ -26,9 +26,11 @@ extension KeychainStore {
     /// A Keychain store on this Apple device.
     public init(
         service: String, accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
-        accessControl: AccessControl? = nil
+        accessControl: AccessControl? = nil, dataProtectionKeychain: Bool = true
     ) {
-        self.init(service: service, accessGroup: accessGroup, accessibility: accessibility, accessControl: accessControl, functions: .system)
+        self.init(
+            service: service, accessGroup: accessGroup, accessibility: accessibility, accessControl: accessControl,
+            dataProtectionKeychain: dataProtectionKeychain, functions: .system)
     }
 }
 #endif

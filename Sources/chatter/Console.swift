@@ -15,6 +15,8 @@ struct Console: Sendable {
     var environment: [String: String]
     /// Whether a person is watching stderr: only then is a spinner drawn.
     var showsProgress: Bool
+    /// Writes spinner frames as they are (no newline; they redraw one line).
+    var writeProgress: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
 
     @TaskLocal static var current = Console.standard
 
@@ -51,11 +53,12 @@ func withSpinner<T: Sendable>(_ message: String, _ work: () async throws -> T) a
         let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
         var index = 0
         while !Task.isCancelled {
-            FileHandle.standardError.write(Data("\r\(frames[index % frames.count]) \(message)".utf8))
+            console.writeProgress("\r\(frames[index % frames.count]) \(message)")
             index += 1
             try? await Task.sleep(for: .milliseconds(100))
         }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        // Erases the line, so the result prints where the spinner was.
+        console.writeProgress("\r\u{1B}[K")
     }
     defer { spinner.cancel() }
     let result = try await work()

@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ChatterKit
+@testable import chatter
 
 /// The `chatter` commands against a live chatterd, in-process, as a person at a shell uses them.
 @Suite struct CLITests {
@@ -263,5 +265,36 @@ import Testing
 extension CLI {
     init(environment: [String: String]) {
         self.environment = environment
+    }
+}
+
+/// The spinner is drawn only for a person watching stderr, and leaves a clean line behind.
+@Suite struct SpinnerTests {
+    @Test func drawsWhileWaitingThenErasesItself() async throws {
+        let frames = Mutex<[String]>([])
+        var console = Console.current
+        console.showsProgress = true
+        console.writeProgress = { text in frames.withLock { $0.append(text) } }
+        let value = try await Console.$current.withValue(console) {
+            try await withSpinner("Posting…") {
+                try await Task.sleep(for: .milliseconds(350))
+                return 42
+            }
+        }
+        let drawn = frames.withLock { $0 }
+        #expect(value == 42)
+        #expect(drawn.dropLast().count >= 2 && drawn.dropLast().allSatisfy { $0.hasPrefix("\r") && $0.hasSuffix(" Posting…") })
+        #expect(drawn.last == "\r\u{1B}[K")
+    }
+
+    @Test func drawsNothingForAScript() async throws {
+        let frames = Mutex<[String]>([])
+        var console = Console.current
+        console.showsProgress = false
+        console.writeProgress = { text in frames.withLock { $0.append(text) } }
+        _ = try await Console.$current.withValue(console) {
+            try await withSpinner("Posting…") { try await Task.sleep(for: .milliseconds(150)) }
+        }
+        #expect(frames.withLock { $0 }.isEmpty)
     }
 }

@@ -277,7 +277,8 @@ extension CLI {
         console.writeProgress = { text in frames.withLock { $0.append(text) } }
         let value = try await Console.$current.withValue(console) {
             try await withSpinner("Posting…") {
-                try await Task.sleep(for: .milliseconds(350))
+                // The "network wait" lasts until two frames were drawn (or five seconds), however slow the machine.
+                for _ in 0..<500 where frames.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
                 return 42
             }
         }

@@ -35,9 +35,9 @@ final class EventLog: Sendable {
 
     var all: [AuthEvent] { events.withLock { $0 } }
 
-    /// Waits (up to two seconds) until at least `count` events arrived.
+    /// Waits (up to ten seconds, for a loaded CI machine) until at least `count` events arrived.
     func waitFor(_ count: Int) async -> [AuthEvent] {
-        for _ in 0..<200 {
+        for _ in 0..<1_000 {
             let now = all
             if now.count >= count { return now }
             try? await Task.sleep(for: .milliseconds(10))
@@ -71,9 +71,9 @@ final class GateTransport: HTTPTransport {
     }
 }
 
-/// Polls until `condition` holds, for at most two seconds.
+/// Polls until `condition` holds, for at most about ten seconds (a loaded CI machine is slow).
 func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-    for _ in 0..<400 {
+    for _ in 0..<2_000 {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))
     }

@@ -14,12 +14,12 @@ import Testing
                 let login = await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server))
                 #expect(login.exitCode == 0, "\(login.errors)")
                 #expect(login.prompts == ["Email: ", "Code: "])
-                #expect(login.text == "Signed in as Profile NA (ada@example.com).", "an emailed-code account has no name yet")
+                #expect(login.text == "Signed in as ada (ada@example.com).", "an emailed-code account is named after its address")
                 #expect(login.errors.contains { $0.contains("code was sent to ada@example.com") })
 
                 let whoami = await cli.run(["whoami"])
                 #expect(whoami.exitCode == 0)
-                #expect(whoami.text.split(separator: "\n").first == "Profile NA <ada@example.com>")
+                #expect(whoami.text.split(separator: "\n").first == "ada <ada@example.com>")
 
                 let json = await cli.run(["whoami", "--json"])
                 let object = try #require(json.json as? [String: Any])
@@ -49,7 +49,7 @@ import Testing
                 #expect(chatts.exitCode == 0)
                 #expect(chatts.output.count == 2)
                 #expect(chatts.output[0].hasPrefix(" ") && chatts.output[0].hasSuffix("Grace: first!"))
-                #expect(chatts.output[1].hasPrefix("*") && chatts.output[1].hasSuffix("Profile NA: hello from the shell"))
+                #expect(chatts.output[1].hasPrefix("*") && chatts.output[1].hasSuffix("ada: hello from the shell"))
 
                 let json = await cli.run(["chatts", "--json"])
                 let rows = try #require(json.json as? [[String: Any]])

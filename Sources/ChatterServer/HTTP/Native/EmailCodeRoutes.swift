@@ -25,7 +25,9 @@ struct EmailCodeRoutes {
         let client = context.client(request)
         try await Self.redeem(services, body.code, for: email, method: "email", client: client)
         let claims = IdentityClaims(key: .email(email), email: email, emailVerified: true)
-        return try await SignIn(services: services).complete(claims, method: "email", client: client)
+        // A new account has only its address to go by: its local part is a better name than "Profile NA".
+        return try await SignIn(services: services).complete(
+            claims, method: "email", client: client, fallbackName: String(email.split(separator: "@")[0].prefix(Limits.nameCharacters)))
     }
 
     static func address(_ raw: String) throws -> String {

@@ -63,8 +63,8 @@ struct ProviderRoutes {
 struct SignIn {
     let services: ChatterServices
 
-    func complete(_ claims: IdentityClaims, method: String, client: ClientInfo) async throws -> Response {
-        let user = try await services.store.signIn(claims, fallbackName: CourseRoutes.missingName, at: services.now())
+    func complete(_ claims: IdentityClaims, method: String, client: ClientInfo, fallbackName: String = CourseRoutes.missingName) async throws -> Response {
+        let user = try await services.store.signIn(claims, fallbackName: fallbackName, at: services.now())
         return try await start(user, method: method, client: client)
     }
 

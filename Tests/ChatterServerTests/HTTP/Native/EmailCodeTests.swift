@@ -16,6 +16,7 @@ import Testing
             #expect(session.user.email == "ada@example.com")
             #expect(session.user.emailVerified)
             #expect(session.user.methods == ["email"])
+            #expect(session.user.displayName == "ada", "a new account is named after its address")
             let again = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code))
             #expect(again.status == .unauthorized)
             #expect(try h.error(again).error == "invalid_code")

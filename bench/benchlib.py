@@ -1,0 +1,365 @@
+"""Shared helpers for bench/run, bench/crash and bench/soak: building and running chatterd, a local
+stand-in for Google's key endpoint with ID tokens signed by it, a small HTTP client, RSS sampling and
+wrk. Every SQL statement lives in seed.py, not here."""
+
+import base64
+import http.client
+import http.server
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+RESULTS = BENCH / "results"
+WRK_SCRIPT = BENCH / "wrk" / "rotate.lua"
+CLIENT_ID = "1234-bench.apps.googleusercontent.com"
+GOOGLE_ISSUER = "https://accounts.google.com"
+
+
+def log(*parts):
+    print(*parts, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- build
+
+def build_chatterd(config="release", scratch=None):
+    """Builds chatterd and returns the binary. Release builds use their own scratch path so they never
+    fight a debug build in .build over the same files; debug builds reuse .build (what CI already built)."""
+    scratch = scratch or (".build-bench" if config == "release" else ".build")
+    cmd = ["swift", "build", "-c", config, "--product", "chatterd", "--scratch-path", scratch]
+    log("building:", " ".join(cmd))
+    subprocess.run(cmd, cwd=ROOT, check=True)
+    bin_dir = subprocess.run(cmd + ["--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+    return Path(bin_dir) / "chatterd"
+
+
+def add_build_options(parser):
+    parser.add_argument("--config", choices=["release", "debug"], default="release",
+                        help="build configuration (default release; CI uses debug to reuse its build, figures then mean little)")
+    parser.add_argument("--chatterd", metavar="PATH", help="use this chatterd binary instead of building one")
+
+
+def binary_from(args):
+    return Path(args.chatterd) if args.chatterd else build_chatterd(args.config)
+
+
+# -------------------------------------------------------------------------------------------- process
+
+def free_port():
+    # chatterd refuses --port 0, so pick a free port here; the tiny race is acceptable on loopback.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Chatterd:
+    """One chatterd process over plain HTTP on loopback, restartable on the same data dir and port."""
+
+    def __init__(self, binary, data_dir, port=None, jwks_url=None, client_id=CLIENT_ID, extra=()):
+        self.binary, self.data_dir = Path(binary), Path(data_dir)
+        self.port = port or free_port()
+        self.args = [str(self.binary), "--http", "--port", str(self.port), "--data-dir", str(self.data_dir), *extra]
+        if jwks_url:
+            self.args += ["--google-jwks-url", jwks_url, "--google-client-id", client_id]
+        self.log_path = self.data_dir.parent / (self.data_dir.name + ".log")
+        self.proc = None
+
+    @property
+    def db_path(self):
+        return self.data_dir / "chatterd.sqlite"
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def start(self, timeout=60):
+        # Logs go to a file, not a pipe: an undrained pipe would eventually block chatterd.
+        with open(self.log_path, "ab") as logfile:
+            self.proc = subprocess.Popen(self.args, stdout=logfile, stderr=logfile, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"chatterd exited with {self.proc.returncode} while starting; see {self.log_path}")
+            try:
+                if Client(self.port, timeout=1).get("/health")[0] == 200:
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"chatterd did not answer /health within {timeout}s; see {self.log_path}")
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=30):
+        """SIGTERM: in-flight requests finish, then the database closes (what migrations and seeding need)."""
+        if not self.alive():
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError("chatterd did not stop within %ss of SIGTERM" % timeout)
+        if code != 0:
+            raise RuntimeError(f"chatterd exited with {code} after SIGTERM; see {self.log_path}")
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def cpu_seconds(self):
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def settle(self, window=0.5, quiet_windows=3, timeout=180):
+        """Waits until chatterd has used (almost) no CPU for `quiet_windows` windows in a row: work
+        queued by the previous row (e.g. 64 concurrent /getchatts recomputations after a post) must not
+        spill into the next. The bar is low (1% of a core) because on a busy machine a starved but
+        still-working chatterd may get only a few percent of a core."""
+        deadline, last, quiet = time.monotonic() + timeout, self.cpu_seconds(), 0
+        while time.monotonic() < deadline:
+            time.sleep(window)
+            now = self.cpu_seconds()
+            quiet = quiet + 1 if now - last < 0.01 * window else 0
+            if quiet >= quiet_windows:
+                return
+            last = now
+        raise RuntimeError(f"chatterd stayed busy for {timeout}s after a row")
+
+    def rss_kb(self, field="VmRSS"):
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith(field + ":"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return None
+
+
+class RSSSampler:
+    """Samples a process's VmRSS every `interval` seconds in a thread; `peak_kb` is the highest seen."""
+
+    def __init__(self, server, interval=0.1):
+        self.server, self.interval = server, interval
+        self.peak_kb = server.rss_kb() or 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.wait(self.interval):
+            self.peak_kb = max(self.peak_kb, self.server.rss_kb() or 0)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def fresh_dir(prefix="chatterd-bench-"):
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    return root, root / "data"
+
+
+def remove_dir(path):
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------ http
+
+class Client:
+    """A keep-alive HTTP/1.1 client for one thread. Raises OSError (incl. http.client errors) on failure."""
+
+    def __init__(self, port, timeout=10):
+        self.port, self.timeout = port, timeout
+        self.conn = None
+
+    def request(self, method, path, body=None):
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        data = None if body is None else (body if isinstance(body, (bytes, str)) else json.dumps(body))
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        try:
+            self.conn.request(method, path, body=data, headers=headers)
+            response = self.conn.getresponse()
+            return response.status, response.read()
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
+            raise OSError(f"{method} {path}: {error!r}") from error
+
+    def get(self, path):
+        return self.request("GET", path)
+
+    def post(self, path, body):
+        return self.request("POST", path, body)
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def expect_ok(result, what):
+    status, body = result
+    if status != 200:
+        raise RuntimeError(f"{what}: HTTP {status} {body[:200]!r}")
+    return json.loads(body)
+
+
+def sign_in(client, token):
+    """POST /adduser; returns the chatterID."""
+    return expect_ok(client.post("/adduser", {"clientID": CLIENT_ID, "idToken": token}), "adduser")["chatterID"]
+
+
+def post_chatts(port, chatter_ids, count, threads=4, prefix="seed"):
+    """Posts `count` chatts through /postauth from a few keep-alive connections (cheap: ~ms each)."""
+    def work(k):
+        client = Client(port)
+        for i in range(k, count, threads):
+            expect_ok(client.post("/postauth", {"chatterID": chatter_ids[i % len(chatter_ids)], "message": f"{prefix} {i}"}), "postauth")
+        client.close()
+    run_threads(work, threads)
+
+
+def run_threads(fn, n):
+    errors = []
+
+    def wrapped(k):
+        try:
+            fn(k)
+        except Exception as error:  # surfaced below: a seeding failure is an error, not a figure
+            errors.append(error)
+    workers = [threading.Thread(target=wrapped, args=(k,)) for k in range(n)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
+
+
+# ---------------------------------------------------------------------------- local identity provider
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def random_chatter_id():
+    """The shape of a real chatterID (43 base64url characters, 256 bits) that no session has."""
+    return b64url(secrets.token_bytes(32))
+
+
+class Issuer:
+    """An RSA key standing in for Google: serves its JWKS on loopback and signs RS256 ID tokens."""
+
+    def __init__(self, kid="bench-key-1"):
+        from cryptography.hazmat.primitives.asymmetric import rsa  # imported here: only needed with tokens
+        self.kid = kid
+        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        numbers = self.key.public_key().public_numbers()
+
+        def uint(n):
+            return b64url(n.to_bytes((n.bit_length() + 7) // 8, "big"))
+        self.jwks = json.dumps({"keys": [{"kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid,
+                                          "n": uint(numbers.n), "e": uint(numbers.e)}]}).encode()
+        self.server = None
+
+    def serve(self):
+        """Starts the key endpoint in a daemon thread; returns its URL."""
+        body = self.jwks
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Cache-Control", "public, max-age=3600")  # as Google does: fetched once
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}/certs"
+
+    def token(self, subject, name="Bench User", lifetime=3600):
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+        now = int(time.time())
+        header = {"alg": "RS256", "typ": "JWT", "kid": self.kid}
+        claims = {"iss": GOOGLE_ISSUER, "aud": CLIENT_ID, "azp": CLIENT_ID, "sub": str(subject), "iat": now,
+                  "exp": now + lifetime, "email": f"{subject}@example.com", "email_verified": True, "name": name}
+        signing_input = b64url(json.dumps(header).encode()) + "." + b64url(json.dumps(claims).encode())
+        signature = self.key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+        return signing_input + "." + b64url(signature)
+
+    def tokens(self, count, prefix):
+        return [self.token(f"{prefix}{i}", name=f"Bench {i}") for i in range(count)]
+
+
+# ------------------------------------------------------------------------------------------------- wrk
+
+def write_requests(path, requests):
+    """One request per line, METHOD<TAB>PATH<TAB>BODY, for wrk/rotate.lua (JSON bodies have no raw tabs)."""
+    with open(path, "w") as f:
+        for method, target, body in requests:
+            text = "" if body is None else (body if isinstance(body, str) else json.dumps(body, separators=(",", ":")))
+            assert "\t" not in text and "\n" not in text
+            f.write(f"{method}\t{target}\t{text}\n")
+    return path
+
+
+def wrk(port, requests_file, duration, threads=2, connections=64, timeout="10s"):
+    """Runs wrk with rotate.lua and returns its result: requests/s, latency percentiles (ms), statuses."""
+    cmd = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(duration))}s", "--timeout", timeout,
+           "-s", str(WRK_SCRIPT), f"http://127.0.0.1:{port}"]
+    env = dict(os.environ, BENCH_REQUESTS=str(requests_file))
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    match = re.search(r"^BENCH_RESULT (.*)$", out.stdout, re.M)
+    if out.returncode != 0 or not match:
+        raise RuntimeError(f"wrk failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr[-2000:]}")
+    raw = json.loads(match.group(1))
+    seconds = raw["duration_us"] / 1e6
+    statuses = {int(k): v for k, v in raw["statuses"].items()}
+    return {
+        "requests": raw["requests"],
+        "rps": raw["requests"] / seconds if seconds else 0.0,
+        "p50_ms": raw["p50_us"] / 1000, "p99_ms": raw["p99_us"] / 1000, "max_ms": raw["max_us"] / 1000,
+        "statuses": statuses,
+        "non_2xx": sum(v for k, v in statuses.items() if not 200 <= k < 300),
+        "socket_errors": raw["errors"],
+    }
+
+
+def cpu_pressure_total():
+    """Microseconds some task has waited for a CPU since boot (Linux PSI), or None where unsupported."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return int(f.readline().split("total=")[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None

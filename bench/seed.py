@@ -1,0 +1,79 @@
+"""Every SQL statement the bench scripts use, in one place, so a schema change is fixed here only.
+
+Written against schema version 1 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
+through the HTTP API is preferred; direct SQL is used only where the API would take too long (a million
+sessions), and only on a database chatterd created (so its migrations ran) and is not running on.
+"""
+
+import base64
+import hashlib
+import sqlite3
+import time
+import uuid
+
+SCHEMA_VERSION = 1
+ISSUER = "https://accounts.google.com"
+
+
+def seeded_token(i):
+    """The chatterID of seeded session i: 43 base64url characters like a real one, derived, not stored."""
+    return base64.urlsafe_b64encode(hashlib.sha256(b"bench-session-%d" % i).digest()).rstrip(b"=").decode()
+
+
+def _connect(db_path):
+    db = sqlite3.connect(db_path, isolation_level=None)
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        db.close()
+        raise RuntimeError(f"{db_path} has schema version {version}; bench/seed.py is written for {SCHEMA_VERSION}: update it")
+    return db
+
+
+def add_signed_in_users(db_path, count, lifetime=86400, batch=50_000):
+    """Adds `count` users, each with a Google identity and one live session whose chatterID is
+    seeded_token(i). chatterd must be stopped. Returns seconds taken."""
+    started = time.monotonic()
+    db = _connect(db_path)
+    # Throwaway bench data on a stopped server: no journal and no syncs, and one transaction with a
+    # cache big enough that each page is written once (in WAL mode, random-key index pages were
+    # rewritten on every batch and seeding a million users took minutes of I/O).
+    db.execute("PRAGMA journal_mode = OFF")
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute("PRAGMA cache_size = -2097152")  # up to 2 GiB, only as pages are touched
+    now = time.time()
+    db.execute("BEGIN")
+    for first in range(0, count, batch):
+        users, identities, sessions = [], [], []
+        for i in range(first, min(first + batch, count)):
+            user_id = str(uuid.uuid4()).upper()  # chatterd writes UUIDs upper-case (Foundation's uuidString)
+            token_hash = hashlib.sha256(seeded_token(i).encode()).digest()
+            users.append((user_id, f"Seeded {i}", now))
+            identities.append((ISSUER, f"seeded-{i}", user_id, f"seeded-{i}@example.com", 1, now))
+            sessions.append((str(uuid.uuid4()).upper(), user_id, token_hash, now + lifetime, now, now, now + lifetime))
+        db.executemany("INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?)", users)
+        db.executemany(
+            "INSERT INTO identities (issuer, subject, user_id, email, email_verified, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            identities)
+        db.executemany(
+            # Course-style sessions: an access token (the chatterID) and no refresh token.
+            "INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,"
+            " absolute_expires_at) VALUES (?, ?, 'google', ?, ?, NULL, ?, ?, ?)", sessions)
+    db.execute("COMMIT")
+    db.execute("PRAGMA journal_mode = WAL")  # back to what chatterd set (it is stored in the file)
+    db.close()
+    return time.monotonic() - started
+
+
+def table_counts(db_path):
+    db = _connect(db_path)
+    counts = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("users", "identities", "sessions", "chatts")}
+    db.close()
+    return counts
+
+
+def integrity_check(db_path):
+    """'ok' when SQLite finds the file consistent; otherwise its list of problems, joined."""
+    db = sqlite3.connect(db_path)
+    rows = [r[0] for r in db.execute("PRAGMA integrity_check")]
+    db.close()
+    return "; ".join(rows)

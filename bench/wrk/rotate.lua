@@ -1,0 +1,71 @@
+-- wrk script for bench/run and bench/soak: rotates through the requests listed in the file named by
+-- $BENCH_REQUESTS (one per line: METHOD<TAB>PATH<TAB>BODY), counts response statuses per thread, and
+-- prints one line "BENCH_RESULT {json}" that the Python side parses.
+--
+-- Rotation matters: /adduser must see many distinct ID tokens and /postauth many sessions, as real
+-- traffic does, rather than one hot row.
+
+local threads = {}
+local thread_count = 0
+
+function setup(thread)
+   thread_count = thread_count + 1
+   thread:set("thread_index", thread_count)
+   table.insert(threads, thread)
+end
+
+local function split_tab(line)
+   local method, path, body = line:match("^([^\t]*)\t([^\t]*)\t(.*)$")
+   return method, path, body
+end
+
+function init(args)
+   statuses = {}
+   requests = {}
+   local file = os.getenv("BENCH_REQUESTS")
+   for line in io.lines(file) do
+      local method, path, body = split_tab(line)
+      if method then
+         local headers = {}
+         if body ~= "" then
+            headers["Content-Type"] = "application/json"
+         else
+            body = nil
+         end
+         -- Formatted once here, so request() costs nothing but a table lookup.
+         requests[#requests + 1] = wrk.format(method, path, headers, body)
+      end
+   end
+   assert(#requests > 0, "no requests in " .. tostring(file))
+   -- Threads start at different offsets so they do not send the same token at the same moment.
+   index = math.floor((thread_index - 1) * #requests / 2) % #requests
+end
+
+function request()
+   index = index % #requests + 1
+   return requests[index]
+end
+
+function response(status, headers, body)
+   statuses[status] = (statuses[status] or 0) + 1
+end
+
+function done(summary, latency, requests_)
+   local total = {}
+   for _, thread in ipairs(threads) do
+      local counts = thread:get("statuses")
+      for status, n in pairs(counts) do
+         total[status] = (total[status] or 0) + n
+      end
+   end
+   local parts = {}
+   for status, n in pairs(total) do
+      parts[#parts + 1] = string.format('"%d":%d', status, n)
+   end
+   local e = summary.errors
+   io.write(string.format(
+      'BENCH_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"max_us":%d,'
+         .. '"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d},"statuses":{%s}}\n',
+      summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.max,
+      e.connect, e.read, e.write, e.timeout, table.concat(parts, ",")))
+end

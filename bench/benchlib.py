@@ -86,6 +86,7 @@ class Chatterd:
 
     def start(self, timeout=60):
         # Logs go to a file, not a pipe: an undrained pipe would eventually block chatterd.
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as logfile:
             self.proc = subprocess.Popen(self.args, stdout=logfile, stderr=logfile, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout

@@ -7,6 +7,7 @@ sessions), and only on a database chatterd created (so its migrations ran) and i
 
 import base64
 import hashlib
+import re
 import sqlite3
 import time
 import uuid
@@ -20,6 +21,15 @@ def seeded_token(i):
     return base64.urlsafe_b64encode(hashlib.sha256(b"bench-session-%d" % i).digest()).rstrip(b"=").decode()
 
 
+INSERT_USER = "INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?)"
+INSERT_IDENTITY = ("INSERT INTO identities (issuer, subject, user_id, email, email_verified, created_at)"
+                   " VALUES (?, ?, ?, ?, ?, ?)")
+# Course-style sessions: an access token (the chatterID) and no refresh token.
+INSERT_SESSION = (
+    "INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,"
+    " absolute_expires_at) VALUES (?, ?, 'google', ?, ?, NULL, ?, ?, ?)")
+
+
 def _connect(db_path):
     db = sqlite3.connect(db_path, isolation_level=None)
     version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -29,11 +39,28 @@ def _connect(db_path):
     return db
 
 
+def _check_columns(db):
+    """Fails clearly when the schema no longer matches the INSERTs: a named column is gone, or a new
+    NOT NULL column without a default would make them fail. Checked against the live schema because a
+    pre-release migration may be edited in place without changing user_version."""
+    for sql in (INSERT_USER, INSERT_IDENTITY, INSERT_SESSION):
+        table, names = re.match(r"INSERT INTO (\w+) \(([^)]*)\)", sql).groups()
+        named = {name.strip() for name in names.split(",")}
+        # PRAGMA table_info rows: (cid, name, type, notnull, default, pk)
+        info = db.execute(f"PRAGMA table_info({table})").fetchall()
+        columns = {row[1] for row in info}
+        required = {row[1] for row in info if row[3] and row[4] is None and not row[5]}
+        if not named <= columns or not required <= named:
+            raise RuntimeError(f"bench/seed.py is out of date for table {table}: it inserts {sorted(named)}, the table has "
+                               f"{sorted(columns)} (required: {sorted(required)}); update add_signed_in_users")
+
+
 def add_signed_in_users(db_path, count, lifetime=86400, batch=50_000):
     """Adds `count` users, each with a Google identity and one live session whose chatterID is
     seeded_token(i). chatterd must be stopped. Returns seconds taken."""
     started = time.monotonic()
     db = _connect(db_path)
+    _check_columns(db)
     # Throwaway bench data on a stopped server: no journal and no syncs, and one transaction with a
     # cache big enough that each page is written once (in WAL mode, random-key index pages were
     # rewritten on every batch and seeding a million users took minutes of I/O).
@@ -50,14 +77,9 @@ def add_signed_in_users(db_path, count, lifetime=86400, batch=50_000):
             users.append((user_id, f"Seeded {i}", now))
             identities.append((ISSUER, f"seeded-{i}", user_id, f"seeded-{i}@example.com", 1, now))
             sessions.append((str(uuid.uuid4()).upper(), user_id, token_hash, now + lifetime, now, now, now + lifetime))
-        db.executemany("INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?)", users)
-        db.executemany(
-            "INSERT INTO identities (issuer, subject, user_id, email, email_verified, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            identities)
-        db.executemany(
-            # Course-style sessions: an access token (the chatterID) and no refresh token.
-            "INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,"
-            " absolute_expires_at) VALUES (?, ?, 'google', ?, ?, NULL, ?, ?, ?)", sessions)
+        db.executemany(INSERT_USER, users)
+        db.executemany(INSERT_IDENTITY, identities)
+        db.executemany(INSERT_SESSION, sessions)
     db.execute("COMMIT")
     db.execute("PRAGMA journal_mode = WAL")  # back to what chatterd set (it is stored in the file)
     db.close()

@@ -68,8 +68,8 @@ public struct IDTokenVerifier: Sendable {
             return report
         }
         record(.format, true, "header and payload decode")
-        report.headerJSON = Self.prettyJSON(Self.decodeSegment(segments[0]))
-        report.claimsJSON = Self.prettyJSON(claimsData)
+        report.headerData = Self.decodeSegment(segments[0])
+        report.claimsData = claimsData
         report.audience = claims.aud ?? []
         let instant = now()
 

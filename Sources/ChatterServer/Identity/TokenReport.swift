@@ -1,3 +1,5 @@
+import Foundation
+
 /// The checks an ID token goes through, in the order they are reported.
 /// The raw values are the `check` field of a 401 body, so clients can tell the failures apart.
 public enum TokenCheck: String, Sendable, CaseIterable, Codable {
@@ -71,9 +73,12 @@ public enum NonceExpectation: Sendable, Equatable {
 /// The full diagnosis of one token. The server acts on `identity`/`firstFailure`; `chatterd check-token`
 /// prints everything. Both come from the same `IDTokenVerifier.inspect`.
 public struct TokenReport: Sendable {
-    /// The decoded header and claims as JSON text (never the signature), when they could be decoded.
-    public var headerJSON: String?
-    public var claimsJSON: String?
+    /// The decoded header and claims (never the signature). Kept raw: only `check-token` prints them, so
+    /// the server does not pay for pretty-printing on every sign-in.
+    var headerData: Data?
+    var claimsData: Data?
+    public var headerJSON: String? { IDTokenVerifier.prettyJSON(headerData) }
+    public var claimsJSON: String? { IDTokenVerifier.prettyJSON(claimsData) }
     public var results: [CheckResult]
     public var identity: VerifiedIdentity?
     /// The `aud` values the token carried, so a wrong-audience answer can show them.

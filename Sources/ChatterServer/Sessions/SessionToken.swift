@@ -8,8 +8,8 @@ public struct SessionToken: Sendable {
     public let secret: String
 
     public static func generate() -> SessionToken {
-        var rng = SystemRandomNumberGenerator()  // getrandom(2) on Linux, arc4random on Apple platforms
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
+        // swift-crypto fills the key from the system CSPRNG (getrandom(2) on Linux) in one call.
+        let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         return SessionToken(secret: Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter]))
     }
 

@@ -90,10 +90,26 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Test doubles both test targets use: a signing issuer, its JWKS listener, a manual clock.
+        .target(
+            name: "ChatterTestSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ChatterTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ChatterServerTests",
             dependencies: [
                 "ChatterServer",
+                "ChatterTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -112,6 +128,7 @@ let package = Package(
             name: "ChatterKitTests",
             dependencies: [
                 "ChatterKit",
+                "ChatterTestSupport",
                 "chatter",
                 "ChatterServer",
                 .product(name: "Hummingbird", package: "hummingbird"),

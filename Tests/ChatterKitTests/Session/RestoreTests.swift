@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import Foundation
 import Synchronization
 import Testing

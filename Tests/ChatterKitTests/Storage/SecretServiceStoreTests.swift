@@ -1,4 +1,5 @@
 #if os(Linux)
+import ChatterTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import ChatterKit
 @testable import ChatterServer
 import Crypto

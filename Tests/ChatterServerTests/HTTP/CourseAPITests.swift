@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import ChatterWire
 import Foundation
 import Hummingbird

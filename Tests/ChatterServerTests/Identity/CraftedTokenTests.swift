@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import Foundation
 import Testing
 
@@ -96,7 +97,7 @@ import Testing
     }
 
     @Test func sameKidButOtherKeyFailsTheSignature() async throws {
-        let impostor = try TestIssuer(kid: issuer.kid)
+        let impostor = try TestIssuer(kid: issuer.kid, differentFrom: issuer)
         #expect(try await check(impostor.sign(TestIssuer.claims(now: clock.now))) == .signature)
     }
 

@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import Crypto
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import ChatterWire
 import Crypto
 import Foundation
@@ -145,7 +146,7 @@ import Testing
     @Test func forgedNotificationChangesNothing() async throws {
         try await Harness.run { h async throws in
             let session = try h.decode(SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h), rawNonce: Self.rawNonce)))
-            let stranger = try TestIssuer(kid: "apple-test-key")  // same kid, different key
+            let stranger = try TestIssuer(kid: "apple-test-key", differentFrom: h.appleIssuer)
             let forged = try stranger.sign([
                 "iss": "https://appleid.apple.com", "aud": Harness.appleClientID, "iat": Int(h.clock.now.timeIntervalSince1970),
                 "exp": Int(h.clock.now.timeIntervalSince1970) + 600, "events": #"{"type":"account-delete","sub":"001234.abcdef.1234"}"#,

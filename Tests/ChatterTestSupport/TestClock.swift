@@ -2,21 +2,21 @@ import Foundation
 import Synchronization
 
 /// A clock tests move by hand, so expiry and cache lifetimes are exact rather than slept for.
-final class TestClock: Sendable {
+public final class TestClock: Sendable {
     private let instant: Mutex<Date>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
         instant = Mutex(start)
     }
 
-    var now: Date { instant.withLock { $0 } }
-    var function: @Sendable () -> Date { { self.now } }
+    public var now: Date { instant.withLock { $0 } }
+    public var function: @Sendable () -> Date { { self.now } }
 
-    func advance(by seconds: Double) {
+    public func advance(by seconds: Double) {
         instant.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 
-    func set(_ date: Date) {
+    public func set(_ date: Date) {
         instant.withLock { $0 = date }
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// A local HTTP listener that serves a JWKS the way Google does (with `Cache-Control: max-age`), counts
 /// fetches, and can be told to fail, standing in for the provider's key endpoint.
-final class JWKSServer: Sendable {
+public final class JWKSServer: Sendable {
     struct State {
         var body: [UInt8]
         var maxAge: Int? = 3600
@@ -16,17 +16,17 @@ final class JWKSServer: Sendable {
 
     let state: Mutex<State>
 
-    init(issuers: [TestIssuer]) {
+    public init(issuers: [TestIssuer]) {
         state = Mutex(State(body: TestIssuer.jwksJSON(issuers)))
     }
 
-    var fetches: Int { state.withLock { $0.fetches } }
-    func publish(_ issuers: [TestIssuer]) { state.withLock { $0.body = TestIssuer.jwksJSON(issuers) } }
-    func setFailing(_ failing: Bool) { state.withLock { $0.failing = failing } }
-    func setMaxAge(_ seconds: Int?) { state.withLock { $0.maxAge = seconds } }
+    public var fetches: Int { state.withLock { $0.fetches } }
+    public func publish(_ issuers: [TestIssuer]) { state.withLock { $0.body = TestIssuer.jwksJSON(issuers) } }
+    public func setFailing(_ failing: Bool) { state.withLock { $0.failing = failing } }
+    public func setMaxAge(_ seconds: Int?) { state.withLock { $0.maxAge = seconds } }
 
     /// Runs the listener on an ephemeral loopback port for the duration of `body`.
-    func run<T: Sendable>(_ body: @Sendable (_ url: String) async throws -> T) async throws -> T {
+    public func run<T: Sendable>(_ body: @Sendable (_ url: String) async throws -> T) async throws -> T {
         let router = Router()
         router.get("certs") { _, _ -> Response in
             let snapshot = self.state.withLock { state -> State in

@@ -63,6 +63,8 @@ public struct SecretServiceStore: SecretStore {
             ? .denied(text) : .unavailable(text)
     }
 
+    static let launchLock = NSLock()
+
     func run(_ arguments: [String], input: Data? = nil) async throws(StorageError) -> Result {
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             throw .unavailable("\(tool) is not installed (Debian/Ubuntu: apt install libsecret-tools)")
@@ -76,7 +78,13 @@ public struct SecretServiceStore: SecretStore {
         process.standardError = stderr
         let exited = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        do { try process.run() } catch { throw .unavailable("cannot run \(tool): \(error.localizedDescription)") }
+        do {
+            // Foundation's Process.run is not safe to call from several threads at once on Linux (a
+            // concurrent launch crashed the test process), so launches take turns.
+            try Self.launchLock.withLock { try process.run() }
+        } catch {
+            throw .unavailable("cannot run \(tool): \(error.localizedDescription)")
+        }
         if let input { stdin.fileHandleForWriting.write(input) }
         try? stdin.fileHandleForWriting.close()
         let timeout = self.timeout, pid = process.processIdentifier

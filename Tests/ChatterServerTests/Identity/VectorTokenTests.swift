@@ -10,6 +10,24 @@ import Testing
         ("google/google_f9d97b4cae90_1587626288.jwt", "google/google_f9d97b4cae90_1587626288.jwks.json"),
     ]
 
+    /// A vector token with the claims the tests pin the clock and audience to.
+    struct Loaded {
+        var token: String
+        var aud: String
+        var iat: Double
+        var exp: Double
+        var sub: String?
+
+        init(_ file: String) throws {
+            token = try Vectors.text(file)
+            let claims = Vectors.claims(of: token)
+            aud = try #require(claims["aud"] as? String)
+            iat = try #require(claims["iat"] as? Double)
+            exp = try #require(claims["exp"] as? Double)
+            sub = claims["sub"] as? String
+        }
+    }
+
     static func verifier(jwks: String, audiences: [String], at instant: Double) -> IDTokenVerifier {
         let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: instant) }
         let keys = JWKSCache(source: FileJWKSSource(path: Vectors.path(jwks)), algorithms: ["RS256"], now: clock)
@@ -18,63 +36,48 @@ import Testing
 
     @Test(arguments: googleVectors)
     func acceptedAtItsIssueTime(token file: String, jwks: String) async throws {
-        let token = try Vectors.text(file)
-        let claims = Vectors.claims(of: token)
-        let aud = try #require(claims["aud"] as? String)
-        let iat = try #require(claims["iat"] as? Double)
-        let identity = try await Self.verifier(jwks: jwks, audiences: [aud], at: iat).verify(token, clientID: aud)
+        let v = try Loaded(file)
+        let identity = try await Self.verifier(jwks: jwks, audiences: [v.aud], at: v.iat).verify(v.token, clientID: v.aud)
         #expect(identity.issuer == "https://accounts.google.com")
-        #expect(identity.subject == claims["sub"] as? String)
+        #expect(identity.subject == v.sub)
     }
 
     @Test(arguments: googleVectors)
     func rejectedOneSecondPastExpiry(token file: String, jwks: String) async throws {
-        let token = try Vectors.text(file)
-        let claims = Vectors.claims(of: token)
-        let aud = try #require(claims["aud"] as? String)
-        let exp = try #require(claims["exp"] as? Double)
+        let v = try Loaded(file)
         let error = await #expect(throws: TokenRejected.self) {
-            try await Self.verifier(jwks: jwks, audiences: [aud], at: exp + 1).verify(token, clientID: aud)
+            try await Self.verifier(jwks: jwks, audiences: [v.aud], at: v.exp + 1).verify(v.token, clientID: v.aud)
         }
         #expect(error?.check == .expiry)
     }
 
     @Test(arguments: googleVectors)
     func rejectedAtExactlyExp(token file: String, jwks: String) async throws {
-        let token = try Vectors.text(file)
-        let claims = Vectors.claims(of: token)
-        let aud = try #require(claims["aud"] as? String)
-        let exp = try #require(claims["exp"] as? Double)
+        let v = try Loaded(file)
         let error = await #expect(throws: TokenRejected.self) {
-            try await Self.verifier(jwks: jwks, audiences: [aud], at: exp).verify(token)
+            try await Self.verifier(jwks: jwks, audiences: [v.aud], at: v.exp).verify(v.token)
         }
         #expect(error?.check == .expiry)
     }
 
     @Test(arguments: googleVectors)
     func rejectedForAnotherAudience(token file: String, jwks: String) async throws {
-        let token = try Vectors.text(file)
-        let claims = Vectors.claims(of: token)
-        let aud = try #require(claims["aud"] as? String)
-        let iat = try #require(claims["iat"] as? Double)
+        let v = try Loaded(file)
         let other = "999-other.apps.googleusercontent.com"
         let error = await #expect(throws: TokenRejected.self) {
-            try await Self.verifier(jwks: jwks, audiences: [other], at: iat).verify(token, clientID: other)
+            try await Self.verifier(jwks: jwks, audiences: [other], at: v.iat).verify(v.token, clientID: other)
         }
         #expect(error?.check == .audience)
-        #expect(error?.audience == [aud], "the 401 must show the audience the token carried")
+        #expect(error?.audience == [v.aud], "the 401 must show the audience the v.token carried")
     }
 
     @Test func requestClientIDMustMatchTheToken() async throws {
         let (file, jwks) = Self.googleVectors[0]
-        let token = try Vectors.text(file)
-        let claims = Vectors.claims(of: token)
-        let aud = try #require(claims["aud"] as? String)
-        let iat = try #require(claims["iat"] as? Double)
+        let v = try Loaded(file)
         // Both IDs are configured, but the app said it is the other one.
         let other = "999-other.apps.googleusercontent.com"
         let error = await #expect(throws: TokenRejected.self) {
-            try await Self.verifier(jwks: jwks, audiences: [aud, other], at: iat).verify(token, clientID: other)
+            try await Self.verifier(jwks: jwks, audiences: [v.aud, other], at: v.iat).verify(v.token, clientID: other)
         }
         #expect(error?.check == .audience)
     }

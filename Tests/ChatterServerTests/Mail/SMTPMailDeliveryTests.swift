@@ -1,21 +1,24 @@
 import Foundation
+import NIOPosix
 import Testing
 
 @testable import ChatterServer
 
 /// Delivery through a real SMTP server (aiosmtpd, started by `.ci/smtp-server`), read back from its maildir.
+/// Each test runs on an event loop of its own (`OwnEventLoop`), so a busy cooperative pool cannot hold up its
+/// task until the client's timeouts cut off a session the server has answered.
 @Suite(.enabled(if: SMTPTestServer.current != nil, SMTPTestServer.unavailable))
 struct SMTPMailDeliveryTests {
     let server = SMTPTestServer.current!
     let log = LogCapture()
 
     func makeTransport(port: Int, _ security: SMTPConfiguration.Security, trust: SMTPConfiguration.Trust = .system,
-                   password: String? = nil) throws -> SMTPMailTransport {
+                   password: String? = nil, group: MultiThreadedEventLoopGroup) throws -> SMTPMailTransport {
         let credentials = password.map { SMTPConfiguration.Credentials(username: server.user, password: $0) }
         let configuration = SMTPConfiguration(
             host: server.host, port: port, security: security, credentials: credentials, heloName: "chatterd.test",
             trust: trust)
-        return try SMTPMailTransport(configuration: configuration, logger: log.logger())
+        return try SMTPMailTransport(configuration: configuration, logger: log.logger(), group: group)
     }
 
     /// A sign-in mail whose subject carries `marker`, so the test can find its own message in the maildir.
@@ -43,54 +46,68 @@ struct SMTPMailDeliveryTests {
     }
 
     @Test func deliversOverPlaintext() async throws {
-        let marker = UUID().uuidString
-        try await makeTransport(port: server.plainPort, .insecurePlaintext).send(Self.codeMail(marker))
-        try await expectDelivered(marker)
-        #expect(log.text.contains("mail delivered mail.domain=example.com smtp.reply=250"))
+        try await OwnEventLoop.run { group in
+            let marker = UUID().uuidString
+            try await makeTransport(port: server.plainPort, .insecurePlaintext, group: group).send(Self.codeMail(marker))
+            try await expectDelivered(marker)
+            #expect(log.text.contains("mail delivered mail.domain=example.com smtp.reply=250"))
+        }
     }
 
     @Test func deliversOverSTARTTLSWithAuthPlain() async throws {
-        let marker = UUID().uuidString
-        let transport = try makeTransport(port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: server.password)
-        try await transport.send(Self.codeMail(marker))
-        try await expectDelivered(marker)
-        expectNoSecretsLogged()
+        try await OwnEventLoop.run { group in
+            let marker = UUID().uuidString
+            let transport = try makeTransport(port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: server.password, group: group)
+            try await transport.send(Self.codeMail(marker))
+            try await expectDelivered(marker)
+            expectNoSecretsLogged()
+        }
     }
 
     @Test func deliversOverImplicitTLSWithAuthLogin() async throws {
-        // This port offers only AUTH LOGIN, so the client's fallback from PLAIN is what signs in.
-        let marker = UUID().uuidString
-        let transport = try makeTransport(port: server.implicitTLSPort, .implicitTLS, trust: .caFile(server.certificate), password: server.password)
-        try await transport.send(Self.codeMail(marker))
-        try await expectDelivered(marker)
-        expectNoSecretsLogged()
+        try await OwnEventLoop.run { group in
+            // This port offers only AUTH LOGIN, so the client's fallback from PLAIN is what signs in.
+            let marker = UUID().uuidString
+            let transport = try makeTransport(port: server.implicitTLSPort, .implicitTLS, trust: .caFile(server.certificate), password: server.password, group: group)
+            try await transport.send(Self.codeMail(marker))
+            try await expectDelivered(marker)
+            expectNoSecretsLogged()
+        }
     }
 
     @Test func wrongPasswordIsRefusedWith535() async throws {
-        let transport = try makeTransport(port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: "wrong password")
-        let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString)) }
-        #expect(error?.description == "SMTP server refused AUTH PLAIN: 535 5.7.8 Authentication credentials invalid")
-        #expect(!log.text.contains("wrong password"))
+        try await OwnEventLoop.run { group in
+            let transport = try makeTransport(port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: "wrong password", group: group)
+            let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString)) }
+            #expect(error?.description == "SMTP server refused AUTH PLAIN: 535 5.7.8 Authentication credentials invalid")
+            #expect(!log.text.contains("wrong password"))
+        }
     }
 
     @Test func rejectedRecipientIsRefusedWith550() async throws {
-        let transport = try makeTransport(port: server.rejectPort, .insecurePlaintext)
-        let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString, to: server.rejectedRecipient)) }
-        #expect(error?.description == "SMTP server refused RCPT TO: 550 5.1.1 user unknown")
-        #expect(log.text.contains("mail delivery failed"))
+        try await OwnEventLoop.run { group in
+            let transport = try makeTransport(port: server.rejectPort, .insecurePlaintext, group: group)
+            let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString, to: server.rejectedRecipient)) }
+            #expect(error?.description == "SMTP server refused RCPT TO: 550 5.1.1 user unknown")
+            #expect(log.text.contains("mail delivery failed"))
+        }
     }
 
     @Test func startTLSRequiredButNotOfferedIsAnErrorAndNothingIsSent() async throws {
-        let marker = UUID().uuidString
-        let transport = try makeTransport(port: server.plainPort, .startTLS)
-        let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(marker)) }
-        #expect(error?.description == "SMTP server \(server.host):\(server.plainPort) does not offer STARTTLS, which the configuration requires")
-        await #expect(throws: (any Error).self) { try await server.message(containing: marker, waiting: .zero) }
+        try await OwnEventLoop.run { group in
+            let marker = UUID().uuidString
+            let transport = try makeTransport(port: server.plainPort, .startTLS, group: group)
+            let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(marker)) }
+            #expect(error?.description == "SMTP server \(server.host):\(server.plainPort) does not offer STARTTLS, which the configuration requires")
+            await #expect(throws: (any Error).self) { try await server.message(containing: marker, waiting: .zero) }
+        }
     }
 
     @Test func anUntrustedCertificateIsATLSError() async throws {
-        let transport = try makeTransport(port: server.startTLSPort, .startTLS, password: server.password)
-        let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString)) }
-        #expect(error?.description == "TLS with SMTP server \(server.host):\(server.startTLSPort) failed: certificate verify failed")
+        try await OwnEventLoop.run { group in
+            let transport = try makeTransport(port: server.startTLSPort, .startTLS, password: server.password, group: group)
+            let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString)) }
+            #expect(error?.description == "TLS with SMTP server \(server.host):\(server.startTLSPort) failed: certificate verify failed")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import Testing
 
 @testable import ChatterServer
@@ -6,59 +7,78 @@ import Testing
 /// Failures that need no SMTP server: nothing listening, a server that never answers, bad settings.
 ///
 /// In the timeout tests the competing timers are set far off, so the message that comes back proves which
-/// one fired. The elapsed-time bounds are loose on purpose: on a 2-core CI machine the CPU-heavy suites
-/// running alongside can hold up the resumption of a test by seconds.
+/// one fired. Each runs on an event loop of its own (`OwnEventLoop`), so a busy cooperative pool cannot hold
+/// up its task past those timers; the elapsed-time bounds are still loose, as a loaded 2-core machine can
+/// be slow to schedule any thread.
 @Suite struct SMTPMailFailureTests {
     static let slack = Duration.seconds(20)
+    /// Far beyond any test here: the timer a test is not about.
+    static let never = Duration.seconds(600)
 
-    static func transport(port: Int, command: Duration = .seconds(30), total: Duration = .seconds(60)) throws -> SMTPMailTransport {
+    static func transport(
+        port: Int, command: Duration = never, total: Duration = never, group: MultiThreadedEventLoopGroup
+    ) throws -> SMTPMailTransport {
         let configuration = SMTPConfiguration(
             host: "127.0.0.1", port: port, security: .insecurePlaintext,
             timeouts: .init(connect: .seconds(5), command: command, total: total))
-        return try SMTPMailTransport(configuration: configuration, logger: LogCapture().logger())
+        return try SMTPMailTransport(configuration: configuration, logger: LogCapture().logger(), group: group)
     }
 
     static let mail = MailMessage(from: "no-reply@chatter.test", to: "ada@example.com", subject: "s", body: "b")
 
     @Test func nothingListeningIsAConnectionError() async throws {
-        let listener = try SilentListener()
-        listener.stopListening()
-        let error = await #expect(throws: MailError.self) { try await Self.transport(port: listener.port).send(Self.mail) }
-        #expect(error?.description == "could not connect to SMTP server 127.0.0.1:\(listener.port): Connection refused")
+        // Bound but not listening: refused, and kept from any other test's listener until the end.
+        let listener = try SilentListener(listening: false)
+        defer { listener.close() }
+        try await OwnEventLoop.run { group in
+            let transport = try Self.transport(port: listener.port, group: group)
+            let error = await #expect(throws: MailError.self) { try await transport.send(Self.mail) }
+            #expect(error?.description == "could not connect to SMTP server 127.0.0.1:\(listener.port): Connection refused")
+        }
     }
 
     @Test func aServerThatNeverAnswersTimesOutWithinTheCommandTimeout() async throws {
         let listener = try SilentListener()
-        defer { listener.stopListening() }
-        let started = ContinuousClock.now
-        let error = await #expect(throws: MailError.self) { try await Self.transport(port: listener.port, command: .seconds(1)).send(Self.mail) }
-        #expect(error?.description == "timed out after 1s waiting for SMTP server 127.0.0.1:\(listener.port) to answer the connection")
-        #expect(ContinuousClock.now - started >= .seconds(1))
-        #expect(ContinuousClock.now - started < .seconds(1) + Self.slack)
+        defer { listener.close() }
+        try await OwnEventLoop.run { group in
+            let started = ContinuousClock.now
+            let transport = try Self.transport(port: listener.port, command: .seconds(1), group: group)
+            let error = await #expect(throws: MailError.self) { try await transport.send(Self.mail) }
+            #expect(error?.description == "timed out after 1s waiting for SMTP server 127.0.0.1:\(listener.port) to answer the connection")
+            #expect(ContinuousClock.now - started >= .seconds(1))
+            #expect(ContinuousClock.now - started < .seconds(1) + Self.slack)
+        }
     }
 
     @Test func theTotalTimeoutCutsOffEvenWhileACommandIsWithinItsOwn() async throws {
         let listener = try SilentListener()
-        defer { listener.stopListening() }
-        let started = ContinuousClock.now
-        let transport = try Self.transport(port: listener.port, command: .seconds(30), total: .milliseconds(800))
-        let error = await #expect(throws: MailError.self) { try await transport.send(Self.mail) }
-        #expect(error?.description == "SMTP delivery via 127.0.0.1:\(listener.port) timed out after 800ms in total")
-        #expect(ContinuousClock.now - started >= .milliseconds(800))
-        #expect(ContinuousClock.now - started < .milliseconds(800) + Self.slack)
+        defer { listener.close() }
+        try await OwnEventLoop.run { group in
+            let started = ContinuousClock.now
+            let transport = try Self.transport(port: listener.port, total: .milliseconds(800), group: group)
+            let error = await #expect(throws: MailError.self) { try await transport.send(Self.mail) }
+            #expect(error?.description == "SMTP delivery via 127.0.0.1:\(listener.port) timed out after 800ms in total")
+            #expect(ContinuousClock.now - started >= .milliseconds(800))
+            #expect(ContinuousClock.now - started < .milliseconds(800) + Self.slack)
+        }
     }
 
     @Test func cancellingTheTaskEndsTheSessionAtOnce() async throws {
         let listener = try SilentListener()
-        defer { listener.stopListening() }
-        let transport = try Self.transport(port: listener.port)
-        let started = ContinuousClock.now
-        let delivery = Task { try await transport.send(Self.mail) }
-        try await Task.sleep(for: .milliseconds(300))
-        delivery.cancel()
-        let error = await #expect(throws: MailError.self) { try await delivery.value }
-        #expect(error?.description == "SMTP delivery via 127.0.0.1:\(listener.port) was cancelled")
-        #expect(ContinuousClock.now - started < Self.slack)
+        defer { listener.close() }
+        try await OwnEventLoop.run { group in
+            let transport = try Self.transport(port: listener.port, group: group)
+            let started = ContinuousClock.now
+            // A child task rather than `Task {}`, so that the delivery runs on this test's loop too.
+            let error = await withTaskGroup(of: MailError?.self) { deliveries in
+                deliveries.addTask { await #expect(throws: MailError.self) { try await transport.send(Self.mail) } }
+                try? await Task.sleep(for: .milliseconds(300))
+                deliveries.cancelAll()
+                return await deliveries.next() ?? nil
+            }
+            #expect(error?.description == "SMTP delivery via 127.0.0.1:\(listener.port) was cancelled")
+            #expect(ContinuousClock.now - started < Self.slack)
+        }
     }
 
     @Test func aTrustFileThatDoesNotLoadFailsAtStartUp() {

@@ -55,35 +55,73 @@ struct SMTPTestServer: Sendable {
 }
 
 /// A loopback TCP port that completes connections (from the listen backlog) but never accepts or answers
-/// them: a hung server. Closing it leaves a port with nothing listening.
+/// them: a hung server. With `listening: false` the port is only bound, so connecting to it is refused while
+/// no other socket can take the port over (as one could, in a parallel run, after closing a listener).
+/// No thread but the test's touches its descriptor, so `close()` may close it.
 final class SilentListener: Sendable {
     let port: Int
-    let descriptor: Int32
+    private let descriptor: Int32
 
-    init() throws {
+    init(listening: Bool = true) throws {
+        let socket = try LoopbackSocket(listening: listening)
+        (descriptor, port) = (socket.descriptor, socket.port)
+    }
+
+    /// Call exactly once, when the test is done with the port.
+    func close() {
+        _ = systemClose(descriptor)
+    }
+}
+
+/// `close(2)`, for types whose own `close()` hides it.
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+/// A TCP socket bound to an ephemeral loopback port, non-blocking, listening or only bound. The caller owns
+/// the descriptor and must close it exactly once.
+struct LoopbackSocket {
+    let descriptor: Int32
+    let port: Int
+
+    init(listening: Bool) throws {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
+        guard descriptor >= 0 else { throw MailError("cannot open a loopback socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socket in
-                bind(descriptor, socket, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, socket, &length) == 0
+                bind(descriptor, socket, length) == 0 && (!listening || listen(descriptor, 8) == 0)
+                    && getsockname(descriptor, socket, &length) == 0
             }
         }
-        guard descriptor >= 0, bound else {
-            if descriptor >= 0 { close(descriptor) }
-            throw MailError("cannot open a loopback listener: \(String(cString: strerror(errno)))")
+        guard bound, Self.prepare(descriptor) else {
+            let reason = String(cString: strerror(errno))
+            _ = systemClose(descriptor)
+            throw MailError("cannot open a loopback socket: \(reason)")
         }
         self.descriptor = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    func stopListening() {
-        close(descriptor)
+    /// Non-blocking, so that a call after `poll()` said "ready" cannot block after all (a connection reset in
+    /// between); and no SIGPIPE for writing to a closed connection on Darwin (Linux: `sendFlags`).
+    static func prepare(_ descriptor: Int32) -> Bool {
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        guard setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else { return false }
+        #endif
+        let flags = fcntl(descriptor, F_GETFL)
+        return flags >= 0 && fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0
     }
+
+    #if canImport(Glibc)
+    static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    static let sendFlags: Int32 = 0
+    #endif
 }

@@ -230,6 +230,37 @@ def sign_in(client, token):
     return expect_ok(client.post("/adduser", {"clientID": CLIENT_ID, "idToken": token}), "adduser")["chatterID"]
 
 
+def native_sign_in(client, token):
+    """POST /v1/auth/google; returns the session (accessToken, refreshToken, ...)."""
+    return expect_ok(client.post("/v1/auth/google", {"clientID": CLIENT_ID, "idToken": token}), "google sign-in")
+
+
+def password_sign_up(server, email, password):
+    """Creates a password account the way a person does: asks for a code, reads it from chatterd's log
+    (the development mail transport prints it), and signs up with it. Returns the session."""
+    client = Client(server.port)
+    status, body = client.post("/v1/auth/email/code", {"email": email})
+    if status != 202:
+        raise RuntimeError(f"email code: HTTP {status} {body[:200]!r}")
+    # The log masks the address, so this takes the newest code: call it for one address at a time.
+    pattern = re.compile(r">>> sign-in code for \S+: (\d+) <<<")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        codes = pattern.findall(server.log_path.read_text(errors="replace"))
+        if codes:
+            return expect_ok(client.post("/v1/auth/password/signup", {"email": email, "code": codes[-1], "password": password}),
+                             "password sign-up")
+        time.sleep(0.05)
+    raise RuntimeError(f"no sign-in code for {email} in {server.log_path}")
+
+
+def hash_speed(binary, cost, seconds):
+    """bcrypt verifications/s on every core, measured by chatterd's own hasher (`chatterd hash-speed`)."""
+    out = subprocess.run([str(binary), "hash-speed", "--cost", str(cost), "--seconds", str(seconds), "--json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["hashes_per_second"]
+
+
 def post_chatts(port, chatter_ids, count, threads=4, prefix="seed"):
     """Posts `count` chatts through /postauth from a few keep-alive connections (cheap: ~ms each)."""
     def work(k):
@@ -321,21 +352,33 @@ class Issuer:
 # ------------------------------------------------------------------------------------------------- wrk
 
 def write_requests(path, requests):
-    """One request per line, METHOD<TAB>PATH<TAB>BODY, for wrk/rotate.lua (JSON bodies have no raw tabs)."""
+    """One request per line, METHOD<TAB>PATH<TAB>BODY[<TAB>BEARER], for wrk/rotate.lua (JSON bodies have no
+    raw tabs). A request is (method, path, body) or (method, path, body, bearer token)."""
     with open(path, "w") as f:
-        for method, target, body in requests:
+        for method, target, body, *bearer in requests:
             text = "" if body is None else (body if isinstance(body, str) else json.dumps(body, separators=(",", ":")))
             assert "\t" not in text and "\n" not in text
-            f.write(f"{method}\t{target}\t{text}\n")
+            f.write("\t".join([method, target, text, *bearer]) + "\n")
     return path
 
 
-def wrk(port, requests_file, duration, threads=2, connections=64, timeout="10s"):
-    """Runs wrk with rotate.lua and returns its result: requests/s, latency percentiles (ms), statuses."""
+def wrk_command(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None):
+    """wrk's command line and environment: rotate.lua over `requests_file`, or over refresh chains."""
     cmd = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(duration))}s", "--timeout", timeout,
            "-s", str(WRK_SCRIPT), f"http://127.0.0.1:{port}"]
-    env = dict(os.environ, BENCH_REQUESTS=str(requests_file))
+    env = dict(os.environ, BENCH_REQUESTS=str(requests_file or ""), BENCH_THREADS=str(threads),
+               BENCH_REFRESH_TOKENS=str(refresh_tokens or ""))
+    return cmd, env
+
+
+def wrk(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None):
+    """Runs wrk with rotate.lua and returns its result: requests/s, latency percentiles (ms), statuses."""
+    cmd, env = wrk_command(port, requests_file, duration, threads, connections, timeout, refresh_tokens)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    return wrk_result(out)
+
+
+def wrk_result(out):
     match = re.search(r"^BENCH_RESULT (.*)$", out.stdout, re.M)
     if out.returncode != 0 or not match:
         raise RuntimeError(f"wrk failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr[-2000:]}")
@@ -364,3 +407,9 @@ def cpu_pressure_total():
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
+
+
+def write_lines(path, lines):
+    with open(path, "w") as f:
+        f.write("".join(f"{line}\n" for line in lines))
+    return path

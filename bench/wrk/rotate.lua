@@ -1,9 +1,13 @@
 -- wrk script for bench/run and bench/soak: rotates through the requests listed in the file named by
--- $BENCH_REQUESTS (one per line: METHOD<TAB>PATH<TAB>BODY), counts response statuses per thread, and
--- prints one line "BENCH_RESULT {json}" that the Python side parses.
+-- $BENCH_REQUESTS (one per line: METHOD<TAB>PATH<TAB>BODY[<TAB>BEARER TOKEN]), counts response statuses
+-- per thread, and prints one line "BENCH_RESULT {json}" that the Python side parses.
 --
 -- Rotation matters: /adduser must see many distinct ID tokens and /postauth many sessions, as real
 -- traffic does, rather than one hot row.
+--
+-- Refresh chains: with $BENCH_REFRESH_TOKENS (a file of refresh tokens, one per line, and $BENCH_THREADS
+-- the thread count), each thread takes its share and sends POST /v1/auth/refresh with a token nobody has
+-- used, then uses the refresh token each answer returns: every request is a real rotation.
 
 local threads = {}
 local thread_count = 0
@@ -15,18 +19,43 @@ function setup(thread)
 end
 
 local function split_tab(line)
-   local method, path, body = line:match("^([^\t]*)\t([^\t]*)\t(.*)$")
-   return method, path, body
+   local method, path, rest = line:match("^([^\t]*)\t([^\t]*)\t(.*)$")
+   if not method then
+      return nil
+   end
+   local body, bearer = rest:match("^([^\t]*)\t(.*)$")
+   return method, path, body or rest, bearer
+end
+
+local function init_refresh_chains(file)
+   local share = tonumber(os.getenv("BENCH_THREADS"))
+   fresh = {}
+   local n = 0
+   for token in io.lines(file) do
+      n = n + 1
+      if n % share == thread_index - 1 then
+         fresh[#fresh + 1] = token
+      end
+   end
+   assert(#fresh > 0, "no refresh tokens for thread " .. thread_index)
 end
 
 function init(args)
    statuses = {}
    requests = {}
+   local chains = os.getenv("BENCH_REFRESH_TOKENS")
+   if chains and chains ~= "" then
+      init_refresh_chains(chains)
+      return
+   end
    local file = os.getenv("BENCH_REQUESTS")
    for line in io.lines(file) do
-      local method, path, body = split_tab(line)
+      local method, path, body, bearer = split_tab(line)
       if method then
          local headers = {}
+         if bearer and bearer ~= "" then
+            headers["Authorization"] = "Bearer " .. bearer
+         end
          if body ~= "" then
             headers["Content-Type"] = "application/json"
          else
@@ -42,12 +71,24 @@ function init(args)
 end
 
 function request()
+   if fresh then
+      -- A thread holds more tokens than it has connections, so one is always free.
+      local token = table.remove(fresh)
+      return wrk.format("POST", "/v1/auth/refresh", {["Content-Type"] = "application/json"},
+         '{"refreshToken":"' .. token .. '"}')
+   end
    index = index % #requests + 1
    return requests[index]
 end
 
 function response(status, headers, body)
    statuses[status] = (statuses[status] or 0) + 1
+   if fresh and status == 200 then
+      local token = body:match('"refreshToken"%s*:%s*"([^"]+)"')
+      if token then
+         table.insert(fresh, 1, token)
+      end
+   end
 end
 
 function done(summary, latency, requests_)

@@ -1,12 +1,15 @@
 import ChatterWire
+import Foundation
 import HTTPTypes
 import Hummingbird
 
 /// An error answered to the client as a JSON `ErrorBody` with the given status.
 public struct APIError: Error, HTTPResponseError {
     public var status: HTTPResponse.Status
-    public var body: ErrorBody
+    public private(set) var body: ErrorBody
     public var headers: HTTPFields = [:]
+    /// `body` already encoded, for errors answered often enough (bad chatterIDs) to skip encoding each time.
+    private var encoded: ByteBuffer?
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, check: String? = nil, audience: [String]? = nil) {
         self.status = status
@@ -14,9 +17,15 @@ public struct APIError: Error, HTTPResponseError {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = JSONResponse.make(body, status: status)
+        var response = encoded.map { JSONResponse.make(bytes: $0, status: status) } ?? JSONResponse.make(body, status: status)
         response.headers.append(contentsOf: headers)
         return response
+    }
+
+    func preEncoded() -> APIError {
+        var copy = self
+        copy.encoded = ByteBuffer(bytes: (try? JSONResponse.encoder.encode(body)) ?? Data("{}".utf8))
+        return copy
     }
 
     func with(_ name: HTTPField.Name, _ value: String) -> APIError {
@@ -31,8 +40,8 @@ public struct APIError: Error, HTTPResponseError {
 
     static func unprocessable(_ message: String) -> APIError { APIError(.unprocessableContent, "invalid_body", message) }
     static func tooLong(_ message: String) -> APIError { APIError(.badRequest, "field_too_long", message) }
-    static let unknownSession = APIError(.unauthorized, "invalid_session", "Unknown chatterID: sign in again with /adduser.")
-    static let expiredSession = APIError(.unauthorized, "expired_session", "This chatterID has expired: sign in again with /adduser.")
+    static let unknownSession = APIError(.unauthorized, "invalid_session", "Unknown chatterID: sign in again with /adduser.").preEncoded()
+    static let expiredSession = APIError(.unauthorized, "expired_session", "This chatterID has expired: sign in again with /adduser.").preEncoded()
 }
 
 /// Makes every error a JSON body: the router's 404s, oversized bodies, and anything unexpected (500,

@@ -5,12 +5,13 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// bcrypt, run on its own small thread pool so hashing never blocks an event loop or the database's
-/// threads, with a bounded queue: past it, sign-ins are told to retry instead of piling up.
+/// bcrypt, run on its own thread pool so hashing never blocks an event loop or the database's threads,
+/// with a bounded queue: past it, sign-ins are told to retry instead of piling up.
 public final class PasswordHasher: Sendable {
-    /// Process-wide, like NIO's singletons: one pool sized to leave a core for serving requests.
+    /// Process-wide, like NIO's singletons: a thread per core, each at the lowest scheduling priority
+    /// (see `HashingPriority`), so hashing gets every idle cycle and yields at once to serving requests.
     public static let sharedPool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount - 1))
+        let pool = NIOThreadPool(numberOfThreads: System.coreCount)
         pool.start()
         return pool
     }()
@@ -56,6 +57,37 @@ public final class PasswordHasher: Sendable {
             throw Busy()
         }
         defer { queued.subtract(1, ordering: .relaxed) }
-        return try await pool.runIfActive(work)
+        return try await pool.runIfActive {
+            HashingPriority.lowerCurrentThread()
+            return work()
+        }
+    }
+
+    /// bcrypt verifications per second this machine manages at `cost` on `threads` threads at normal
+    /// priority: the ceiling password sign-in is compared with (`chatterd hash-speed`, bench/run).
+    public static func throughput(cost: UInt8, threads: Int, seconds: Double) async throws -> Double {
+        let pool = NIOThreadPool(numberOfThreads: threads)
+        pool.start()
+        defer { pool.shutdownGracefully { _ in } }
+        let hash = Bcrypt.hash(prehash("hash-speed"), cost: cost)
+        let started = ContinuousClock.now
+        let deadline = started + .milliseconds(Int(seconds * 1000))
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<threads {
+                group.addTask {
+                    try await pool.runIfActive {
+                        var n = 0
+                        repeat {
+                            _ = Bcrypt.verify(prehash("hash-speed"), hash: hash)
+                            n += 1
+                        } while ContinuousClock.now < deadline
+                        return n
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = ContinuousClock.now - started
+        return Double(counts) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

@@ -1,6 +1,9 @@
 /// Coalesces concurrent writes: callers wait while one flush writes everything queued so far in a single
-/// statement, so N simultaneous posts cost one database round trip instead of N. Each caller returns only
-/// after its item is committed.
+/// statement, so N simultaneous inserts cost one database round trip instead of N. Each caller returns
+/// only after its item is committed.
+///
+/// When a batch fails, each of its items is written again on its own, so one bad item (a row whose user
+/// was deleted meanwhile) fails only its own caller.
 actor BatchingQueue<Item: Sendable> {
     private var pending: [(Item, CheckedContinuation<Void, any Error>)] = []
     private var flushing = false
@@ -29,8 +32,17 @@ actor BatchingQueue<Item: Sendable> {
             do {
                 try await write(batch.map(\.0))
                 for (_, continuation) in batch { continuation.resume() }
+            } catch where batch.count > 1 {
+                for (item, continuation) in batch {
+                    do {
+                        try await write([item])
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
             } catch {
-                for (_, continuation) in batch { continuation.resume(throwing: error) }
+                batch[0].1.resume(throwing: error)
             }
         }
         flushing = false

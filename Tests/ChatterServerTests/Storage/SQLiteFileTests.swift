@@ -58,4 +58,25 @@ import Testing
             }
         }
     }
+
+    @Test func commitsLeaveTheWALToTheCheckpointer() async throws {
+        try await withTemporaryDirectory { dir in
+            // An hour between background checkpoints: within this test only commits could checkpoint.
+            let store = try await SQLiteStore.open(path: dir + "/chatterd.sqlite", checkpointInterval: .seconds(3600))
+            let message = String(repeating: "x", count: 1000)
+            // ~6 MB of chatts, past SQLite's default automatic checkpoint at 1,000 pages (4 MB).
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<6000 {
+                    group.addTask { try await store.addChatt(Chatt(name: "n\(i)", message: message, time: now, userID: nil)) }
+                }
+                try await group.waitForAll()
+            }
+            let progress = try await store.checkpointer.checkpoint()
+            #expect(progress.walFrames > 1000, "a commit checkpointed and restarted the WAL")
+            #expect(progress.checkpointed == progress.walFrames)
+            #expect(try await store.chattCount() == 6000)
+            try await store.close()
+        }
+    }
 }
+

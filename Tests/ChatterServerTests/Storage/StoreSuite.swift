@@ -322,4 +322,50 @@ extension ChatterStore {
             #expect(try await store.auditEvents(userID: nil).count == 2)
         }
     }
+
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentSignInWritesAllCommit(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let made = (0..<200).map { _ in session(for: user) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (new, _, _) in made {
+                    group.addTask {
+                        try await store.createSession(new)
+                        try await store.record(AuditEvent(at: now, event: "sign_in", userID: user.id, method: "google"))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.sessionCount() == 200)
+            #expect(try await store.auditEvents(userID: user.id).count == 200)
+            for (_, access, _) in made.prefix(20) {
+                guard case .valid = try await store.session(accessHash: access.hash, at: now) else {
+                    Issue.record("a session written in a batch cannot be found")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aFailingWriteFailsOnlyItsOwnCaller(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let ghost = User(id: UUID(), displayName: "Nobody", name: nil)
+            // Submitted together, so the session of a user who does not exist shares a batch with good ones.
+            let outcomes = await withTaskGroup(of: (Bool, Bool).self) { group in
+                for i in 0..<100 {
+                    let bad = i == 50
+                    let new = session(for: bad ? ghost : user).0
+                    group.addTask { (bad, (try? await store.createSession(new)) != nil) }
+                }
+                return await group.reduce(into: [(Bool, Bool)]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0.0 }.allSatisfy { !$0.1 }, "the session of a missing user was stored")
+            #expect(outcomes.filter { !$0.0 }.allSatisfy { $0.1 }, "a good session failed with the bad one")
+            #expect(try await store.sessionCount() == 99)
+        }
+    }
 }
+

@@ -2,15 +2,12 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteStore {
+    /// Batched with concurrent posts; rows keep the order they were submitted in, and so their `seq` order.
     public func addChatt(_ chatt: Chatt) async throws {
-        try await chattInserts.submit(chatt)
+        try await chattInserts.insert(chatt)
     }
 
-    /// One multi-row INSERT: rows keep the order they were submitted in, and so their `seq` order.
-    static func insertChatts(count: Int) -> String {
-        "INSERT INTO chatts (id, user_id, name, message, created_at) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-    }
+    static let chattColumns = ["id", "user_id", "name", "message", "created_at"]
 
     static func binds(_ chatt: Chatt) -> [SQLiteData] {
         [.uuid(chatt.id), chatt.userID.map(SQLiteData.uuid) ?? .null, .text(chatt.name), .text(chatt.message), .time(chatt.time)]

@@ -73,12 +73,17 @@ extension SQLiteStore {
         return try row.uuid("user_id")
     }
 
+    /// Batched with concurrent events (every sign-in records one).
     public func record(_ event: AuditEvent) async throws {
-        _ = try await write(
-            "INSERT INTO audit_events (at, event, user_id, method, ip, user_agent, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.time(event.at), .text(event.event), event.userID.map(SQLiteData.uuid) ?? .null, event.method.map(SQLiteData.text) ?? .null,
-             event.client.ip.map(SQLiteData.text) ?? .null, event.client.userAgent.map(SQLiteData.text) ?? .null,
-             event.detail.map(SQLiteData.text) ?? .null])
+        try await auditInserts.insert(event)
+    }
+
+    static let auditColumns = ["at", "event", "user_id", "method", "ip", "user_agent", "detail"]
+
+    static func binds(_ event: AuditEvent) -> [SQLiteData] {
+        [.time(event.at), .text(event.event), event.userID.map(SQLiteData.uuid) ?? .null, event.method.map(SQLiteData.text) ?? .null,
+         event.client.ip.map(SQLiteData.text) ?? .null, event.client.userAgent.map(SQLiteData.text) ?? .null,
+         event.detail.map(SQLiteData.text) ?? .null]
     }
 
     public func auditEvents(userID: UUID?) async throws -> [AuditEvent] {

@@ -5,26 +5,45 @@ extension SQLiteStore {
     /// Sessions in use are touched at most this often, so authenticated reads rarely write.
     static let touchInterval: Double = 60
 
+    /// Batched with concurrent sign-ins.
     public func createSession(_ s: NewSession) async throws {
-        _ = try await write(
-            """
-            INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
-                absolute_expires_at, user_agent, ip)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [.uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
-             s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
-             s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null])
+        try await sessionInserts.insert(s)
+        admit(s.accessHash)
+    }
+
+    /// Lets the filter pass a committed session's token; run before the token is handed out.
+    func admit(_ accessHash: [UInt8]) {
+        guard accessFilter.insert(accessHash) else { return }
+        // Off the request's path: reading every session takes a while on a large table.
+        Task { [accessFilter, reader] in
+            try? await accessFilter.rebuild(count: { try await Self.sessionCount(reader) }, forEach: { try await Self.forEachAccessHash(reader, $0) })
+        }
+    }
+
+    static func sessionCount(_ db: SQLiteConnection) async throws -> Int {
+        try await db.query("SELECT count(*) AS n FROM sessions").first?.column("n")?.integer ?? 0
+    }
+
+    /// Streams the hashes: a million sessions must not become a million rows in memory.
+    static func forEachAccessHash(_ db: SQLiteConnection, _ body: @escaping @Sendable ([UInt8]) -> Void) async throws {
+        try await db.query("SELECT access_hash FROM sessions", []) { row in
+            if let hash = row.column("access_hash")?.blob { body(Array(hash.readableBytesView)) }
+        }
+    }
+
+    static let sessionColumns = [
+        "id", "user_id", "method", "access_hash", "access_expires_at", "refresh_hash", "created_at", "last_used_at",
+        "absolute_expires_at", "user_agent", "ip",
+    ]
+
+    static func binds(_ s: NewSession) -> [SQLiteData] {
+        [.uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
+         s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
+         s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null]
     }
 
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
-        let rows = try await reader.query(
-            """
-            SELECT s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable, s.last_used_at,
-                \(Self.userColumns)
-            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.access_hash = ?
-            """, [.bytes(accessHash)])
-        guard let row = rows.first else { return .unknown }
+        guard accessFilter.mightContain(accessHash), let row = try await sessionsByAccessHash.value(for: accessHash) else { return .unknown }
         let sessionID = try row.uuid("session_id")
         let expiresAt = try row.date("access_expires_at")
         guard now < expiresAt else {
@@ -40,7 +59,28 @@ extension SQLiteStore {
             sessionID: sessionID, user: try User(row: row), method: try row.string("method"), accessExpiresAt: expiresAt))
     }
 
+    static func sessions(_ db: SQLiteConnection, accessHashes: [[UInt8]]) async throws -> [[UInt8]: SQLiteRow] {
+        let rows = try await db.query(
+            """
+            SELECT s.access_hash, s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable,
+                s.last_used_at, \(userColumns)
+            FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.access_hash IN (\(Array(repeating: "?", count: accessHashes.count).joined(separator: ", ")))
+            """, accessHashes.map(SQLiteData.bytes))
+        var found: [[UInt8]: SQLiteRow] = [:]
+        for row in rows {
+            if let hash = row.column("access_hash")?.blob { found[Array(hash.readableBytesView)] = row }
+        }
+        return found
+    }
+
     public func rotate(_ r: Rotation) async throws -> RotationOutcome {
+        let outcome = try await rotateInTransaction(r)
+        if case .rotated = outcome { admit(r.newAccessHash) }
+        return outcome
+    }
+
+    private func rotateInTransaction(_ r: Rotation) async throws -> RotationOutcome {
         try await transaction { db in
             let current = try await db.query(
                 "SELECT id, user_id, last_used_at, absolute_expires_at FROM sessions WHERE refresh_hash = ?", [.bytes(r.presentedHash)]

@@ -15,30 +15,54 @@ public final class SQLiteStore: ChatterStore {
     /// One connection answers one query at a time; several let reads use every thread of the pool.
     var reader: SQLiteConnection { readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count] }
     let writeLock: AsyncMutex
-    /// Posts arrive in bursts; they are written many rows to a statement (see `BatchingQueue`).
-    let chattInserts: BatchingQueue<Chatt>
+    /// Posts and sign-ins arrive in bursts: their rows are written many to a statement (see `BatchedInsert`).
+    let chattInserts: BatchedInsert<Chatt>
+    let sessionInserts: BatchedInsert<NewSession>
+    let auditInserts: BatchedInsert<AuditEvent>
+    /// Every authenticated request looks its session up; concurrent lookups share one query, and
+    /// tokens the filter has never seen need none.
+    let accessFilter: AccessTokenFilter
+    let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
+    let checkpointer: SQLiteCheckpointer
     public let path: String
 
-    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(
+        path: String, writer: SQLiteConnection, readers: [SQLiteConnection], checkpointer: SQLiteCheckpointer, accessFilter: AccessTokenFilter
+    ) {
         self.path = path
+        self.accessFilter = accessFilter
         self.writer = writer
         self.readers = readers
+        self.checkpointer = checkpointer
         let lock = AsyncMutex()
         self.writeLock = lock
-        self.chattInserts = BatchingQueue(maximumBatch: 200) { chatts in
-            try await lock.withLock { _ = try await writer.query(Self.insertChatts(count: chatts.count), chatts.flatMap(Self.binds)) }
+        self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: lock, binds: Self.binds)
+        self.sessionInserts = BatchedInsert(into: "sessions", columns: Self.sessionColumns, writer: writer, lock: lock, binds: Self.binds)
+        self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: lock, binds: Self.binds)
+        let nextReader = Atomic<Int>(0)
+        self.sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.count) { hashes in
+            let reader = readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+            return try await Self.sessions(reader, accessHashes: hashes)
         }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public static func open(path: String, logger: Logger = Logger(label: "chatterd.sqlite")) async throws -> SQLiteStore {
+    /// `checkpointInterval`: how often the WAL is copied back into the database file (see `SQLiteCheckpointer`).
+    public static func open(
+        path: String, checkpointInterval: Duration = .seconds(1), logger: Logger = Logger(label: "chatterd.sqlite")
+    ) async throws -> SQLiteStore {
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         var readers: [SQLiteConnection] = []
         do {
             // WAL with synchronous=NORMAL: a commit survives a crash of chatterd (the WAL is written
             // before COMMIT returns); only a power loss can drop the last transactions.
             _ = try await writer.query("PRAGMA journal_mode = WAL")
-            for pragma in ["PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000"] {
+            // The WAL is checkpointed in the background, never inside a commit; after a checkpoint the next
+            // write truncates the WAL file back to 16 MiB if a burst had grown it.
+            for pragma in [
+                "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000",
+                "PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = 16777216",
+            ] {
                 _ = try await writer.query(pragma)
             }
             try await migrate(writer, logger: logger)
@@ -47,7 +71,10 @@ public final class SQLiteStore: ChatterStore {
                 _ = try await reader.query("PRAGMA busy_timeout = 5000")
                 readers.append(reader)
             }
-            return SQLiteStore(path: path, writer: writer, readers: readers)
+            let filter = AccessTokenFilter(expecting: try await sessionCount(writer))
+            try await forEachAccessHash(writer) { filter.insert($0) }
+            let checkpointer = try await SQLiteCheckpointer.start(path: path, every: checkpointInterval, logger: logger)
+            return SQLiteStore(path: path, writer: writer, readers: readers, checkpointer: checkpointer, accessFilter: filter)
         } catch {
             for reader in readers { try? await reader.close() }
             try? await writer.close()
@@ -74,6 +101,7 @@ public final class SQLiteStore: ChatterStore {
     }
 
     public func close() async throws {
+        await checkpointer.stop()
         try await writeLock.withLock { [writer, readers] in
             for reader in readers { try await reader.close() }
             try await writer.close()

@@ -367,5 +367,62 @@ extension ChatterStore {
             #expect(try await store.sessionCount() == 99)
         }
     }
+
+    /// Whatever a backend remembers between lookups, a change must show in the very next one.
+    @Test(arguments: StoreBackend.allCases)
+    func everyChangeShowsInTheNextLookupAfterARecentOne(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada, "Ada")
+            func started() async throws -> (NewSession, access: SessionToken, refresh: SessionToken) {
+                let made = session(for: user)
+                try await store.createSession(made.0)
+                guard case .valid = try await store.session(accessHash: made.access.hash, at: now) else {
+                    throw StoreError.corruptRow("a new session was not found")
+                }
+                return made
+            }
+            func lookup(_ token: SessionToken) async throws -> SessionLookup { try await store.session(accessHash: token.hash, at: now) }
+
+            let renamed = try await started()
+            _ = try await store.signIn(ada, "Ada King")
+            guard case .valid(let found) = try await lookup(renamed.access) else {
+                Issue.record("renaming ended the session")
+                return
+            }
+            #expect(found.user.displayName == "Ada King")
+
+            let one = try await started()
+            #expect(try await store.revokeSession(id: one.0.id, userID: user.id))
+            #expect(try await lookup(one.access) == .unknown)
+
+            let all = try await started()
+            _ = try await store.revokeSessions(of: user.id, except: nil)
+            #expect(try await lookup(all.access) == .unknown)
+
+            let byMethod = try await started()
+            _ = try await store.revokeSessions(of: user.id, method: "google")
+            #expect(try await lookup(byMethod.access) == .unknown)
+
+            let rotated = try await started()
+            let (rotation, newAccess, _) = self.rotation(rotated.refresh, at: 1)
+            guard case .rotated = try await store.rotate(rotation) else {
+                Issue.record("rotation failed")
+                return
+            }
+            #expect(try await lookup(rotated.access) == .unknown, "the retired access token still works")
+            guard case .valid = try await lookup(newAccess) else {
+                Issue.record("the rotated access token does not work")
+                return
+            }
+
+            let purged = try await started()
+            _ = try await store.purgeExpiredSessions(at: now.addingTimeInterval(91 * 86400), idleLifetime: 30 * 86400)
+            #expect(try await lookup(purged.access) == .unknown)
+
+            let unlinked = try await started()
+            _ = try await store.deleteIdentity(ada)
+            #expect(try await lookup(unlinked.access) == .unknown, "the user went with their last identity")
+        }
+    }
 }
 

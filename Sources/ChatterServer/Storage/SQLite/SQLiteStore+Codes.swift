@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteNIO
 
+// None of these tables says anything about a session, so their writes keep the session cache.
 extension SQLiteStore {
     public func emailCode(for email: String) async throws -> EmailCodeRecord? {
         guard let row = try await reader.query(
@@ -17,17 +18,18 @@ extension SQLiteStore {
             INSERT INTO email_codes (email, code_hash, expires_at, failed_attempts, sent_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(email) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at,
                 failed_attempts = excluded.failed_attempts, sent_at = excluded.sent_at
-            """, [.text(email), .bytes(record.codeHash), .time(record.expiresAt), .integer(record.failedAttempts), .time(record.sentAt)])
+            """, [.text(email), .bytes(record.codeHash), .time(record.expiresAt), .integer(record.failedAttempts), .time(record.sentAt)],
+            keepsSessionCache: true)
     }
 
     public func recordFailedGuess(for email: String) async throws -> Int {
         try await write(
-            "UPDATE email_codes SET failed_attempts = failed_attempts + 1 WHERE email = ? RETURNING failed_attempts", [.text(email)]
-        ).first?.column("failed_attempts")?.integer ?? 0
+            "UPDATE email_codes SET failed_attempts = failed_attempts + 1 WHERE email = ? RETURNING failed_attempts", [.text(email)],
+            keepsSessionCache: true).first?.column("failed_attempts")?.integer ?? 0
     }
 
     public func deleteEmailCode(for email: String) async throws {
-        _ = try await write("DELETE FROM email_codes WHERE email = ?", [.text(email)])
+        _ = try await write("DELETE FROM email_codes WHERE email = ?", [.text(email)], keepsSessionCache: true)
     }
 
     public func hit(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -38,8 +40,7 @@ extension SQLiteStore {
                 count = CASE WHEN ?2 - window_start >= ?3 THEN 1 ELSE count + 1 END,
                 window_start = CASE WHEN ?2 - window_start >= ?3 THEN ?2 ELSE window_start END
             RETURNING count
-            """, [.text(key), .time(now), .float(window)]
-        ).first?.column("count")?.integer ?? 1
+            """, [.text(key), .time(now), .float(window)], keepsSessionCache: true).first?.column("count")?.integer ?? 1
     }
 
     public func count(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -50,7 +51,7 @@ extension SQLiteStore {
     }
 
     public func reset(_ key: String) async throws {
-        _ = try await write("DELETE FROM rate_limits WHERE key = ?", [.text(key)])
+        _ = try await write("DELETE FROM rate_limits WHERE key = ?", [.text(key)], keepsSessionCache: true)
     }
 
     public func purgeStaleRecords(before cutoff: Date) async throws {
@@ -63,13 +64,13 @@ extension SQLiteStore {
 
     public func storeHandoff(codeHash: [UInt8], userID: UUID, expiresAt: Date) async throws {
         _ = try await write(
-            "INSERT INTO web_handoffs (code_hash, user_id, expires_at) VALUES (?, ?, ?)", [.bytes(codeHash), .uuid(userID), .time(expiresAt)])
+            "INSERT INTO web_handoffs (code_hash, user_id, expires_at) VALUES (?, ?, ?)", [.bytes(codeHash), .uuid(userID), .time(expiresAt)],
+            keepsSessionCache: true)
     }
 
     public func redeemHandoff(codeHash: [UInt8], at now: Date) async throws -> UUID? {
         guard let row = try await write(
-            "DELETE FROM web_handoffs WHERE code_hash = ? RETURNING user_id, expires_at", [.bytes(codeHash)]
-        ).first, now < (try row.date("expires_at")) else { return nil }
+            "DELETE FROM web_handoffs WHERE code_hash = ? RETURNING user_id, expires_at", [.bytes(codeHash)], keepsSessionCache: true).first, now < (try row.date("expires_at")) else { return nil }
         return try row.uuid("user_id")
     }
 

@@ -43,20 +43,33 @@ extension SQLiteStore {
     }
 
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
-        guard accessFilter.mightContain(accessHash), let row = try await sessionsByAccessHash.value(for: accessHash) else { return .unknown }
-        let sessionID = try row.uuid("session_id")
-        let expiresAt = try row.date("access_expires_at")
-        guard now < expiresAt else {
-            if row.column("refreshable")?.bool != true {
-                _ = try await write("DELETE FROM sessions WHERE id = ?", [.uuid(sessionID)])
+        guard let found = try await cachedOrStoredSession(accessHash) else { return .unknown }
+        guard now < found.session.accessExpiresAt else {
+            if !found.refreshable {
+                _ = try await write("DELETE FROM sessions WHERE id = ?", [.uuid(found.session.sessionID)])
             }
             return .expired
         }
-        if now.timeIntervalSince(try row.date("last_used_at")) >= Self.touchInterval {
-            _ = try await write("UPDATE sessions SET last_used_at = ? WHERE id = ?", [.time(now), .uuid(sessionID)])
+        if now.timeIntervalSince(found.lastUsedAt) >= Self.touchInterval {
+            // When it was last used changes no answer, so this write keeps the cache.
+            _ = try await write(
+                "UPDATE sessions SET last_used_at = ? WHERE id = ?", [.time(now), .uuid(found.session.sessionID)], keepsSessionCache: true)
+            sessionCache.touched(accessHash, at: now)
         }
-        return .valid(AuthenticatedSession(
-            sessionID: sessionID, user: try User(row: row), method: try row.string("method"), accessExpiresAt: expiresAt))
+        return .valid(found.session)
+    }
+
+    private func cachedOrStoredSession(_ accessHash: [UInt8]) async throws -> SessionCache.Entry? {
+        if let hit = sessionCache[accessHash] { return hit }
+        let generation = sessionCache.generation
+        guard accessFilter.mightContain(accessHash), let row = try await sessionsByAccessHash.value(for: accessHash) else { return nil }
+        let entry = SessionCache.Entry(
+            session: AuthenticatedSession(
+                sessionID: try row.uuid("session_id"), user: try User(row: row), method: try row.string("method"),
+                accessExpiresAt: try row.date("access_expires_at")),
+            refreshable: row.column("refreshable")?.bool == true, lastUsedAt: try row.date("last_used_at"))
+        sessionCache.insert(entry, for: accessHash, readAt: generation)
+        return entry
     }
 
     static func sessions(_ db: SQLiteConnection, accessHashes: [[UInt8]]) async throws -> [[UInt8]: SQLiteRow] {

@@ -139,7 +139,7 @@ extension SQLiteStore {
     public func setPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws {
         _ = try await write(
             "INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at",
-            [.uuid(userID), .text(hash), .time(now)])
+            [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true)
     }
 }
 

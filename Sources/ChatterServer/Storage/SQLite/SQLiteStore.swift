@@ -19,8 +19,9 @@ public final class SQLiteStore: ChatterStore {
     let chattInserts: BatchedInsert<Chatt>
     let sessionInserts: BatchedInsert<NewSession>
     let auditInserts: BatchedInsert<AuditEvent>
-    /// Every authenticated request looks its session up; concurrent lookups share one query, and
-    /// tokens the filter has never seen need none.
+    /// Every authenticated request looks its session up: recent ones are in the cache, concurrent
+    /// lookups share one query, and tokens the filter has never seen need none.
+    let sessionCache = SessionCache()
     let accessFilter: AccessTokenFilter
     let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
     let checkpointer: SQLiteCheckpointer
@@ -108,9 +109,11 @@ public final class SQLiteStore: ChatterStore {
         }
     }
 
-    /// Runs `body` as one transaction on the writer connection.
+    /// Runs `body` as one transaction on the writer connection. Empties the session cache afterwards
+    /// (committed or not: being conservative costs only a re-read).
     func transaction<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
-        try await writeLock.withLock { [writer] in
+        defer { sessionCache.invalidateAll() }
+        return try await writeLock.withLock { [writer] in
             _ = try await writer.query("BEGIN IMMEDIATE")
             do {
                 let value = try await body(writer)
@@ -123,8 +126,11 @@ public final class SQLiteStore: ChatterStore {
         }
     }
 
-    func write(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
-        try await writeLock.withLock { [writer] in try await writer.query(sql, binds) }
+    /// One statement on the writer. It empties the session cache afterwards unless the caller vouches
+    /// that it cannot end or change a session or its user (`keepsSessionCache`).
+    func write(_ sql: String, _ binds: [SQLiteData] = [], keepsSessionCache: Bool = false) async throws -> [SQLiteRow] {
+        defer { if !keepsSessionCache { sessionCache.invalidateAll() } }
+        return try await writeLock.withLock { [writer] in try await writer.query(sql, binds) }
     }
 
     func count(_ table: String) async throws -> Int {

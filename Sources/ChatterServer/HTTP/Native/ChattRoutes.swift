@@ -7,8 +7,6 @@ struct ChattRoutes {
     let services: ChatterServices
     let authenticator: Authenticator
     let timeline: Timeline
-    static let defaultPage = 50
-    static let maximumPage = 200
 
     func register(on router: Router<ChatterRequestContext>) {
         router.get(RouterPath(NativePath.chatts)) { request, _ in try await page(request) }
@@ -18,20 +16,16 @@ struct ChattRoutes {
     func page(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         let limit = try query.get("limit").map { text -> Int in
-            guard let value = Int(text), (1...Self.maximumPage).contains(value) else {
-                throw APIError(.badRequest, "invalid_limit", "\"limit\" must be between 1 and \(Self.maximumPage).")
+            guard let value = Int(text), (1...Timeline.maximumPage).contains(value) else {
+                throw APIError(.badRequest, "invalid_limit", "\"limit\" must be between 1 and \(Timeline.maximumPage).")
             }
             return value
-        } ?? Self.defaultPage
+        } ?? Timeline.defaultPage
         let before = try query.get("before").map { text -> UUID in
             guard let id = UUID(uuidString: text) else { throw APIError(.badRequest, "invalid_cursor", "\"before\" must be a chatt id.") }
             return id
         }
-        let chatts = try await services.store.chatts(before: before, limit: limit)
-        let items = chatts.map {
-            ChattItem(id: $0.id.uuidString, userID: $0.userID?.uuidString, name: $0.name, message: $0.message, time: $0.time.timeIntervalSince1970)
-        }
-        return JSONResponse.make(ChattPage(chatts: items, next: items.count == limit ? items.last?.id : nil))
+        return JSONResponse.make(bytes: try await timeline.pageJSON(before: before, limit: limit))
     }
 
     func post(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import NIOCore
 import SQLiteNIO
-import Synchronization
 
 /// The embedded default store: one SQLite file in WAL mode.
 ///
@@ -10,10 +9,8 @@ import Synchronization
 /// few more connections, which WAL lets run beside the writer and which always see committed data.
 public final class SQLiteStore: ChatterStore {
     let writer: SQLiteConnection
-    let readers: [SQLiteConnection]
-    private let nextReader = Atomic<Int>(0)
-    /// One connection answers one query at a time; several let reads use every thread of the pool.
-    var reader: SQLiteConnection { readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count] }
+    let readers: ReaderConnections
+    var reader: SQLiteConnection { readers.next }
     let writeLock: AsyncMutex
     /// Posts and sign-ins arrive in bursts: their rows are written many to a statement (see `BatchedInsert`).
     let chattInserts: BatchedInsert<Chatt>
@@ -28,7 +25,7 @@ public final class SQLiteStore: ChatterStore {
     public let path: String
 
     private init(
-        path: String, writer: SQLiteConnection, readers: [SQLiteConnection], checkpointer: SQLiteCheckpointer, accessFilter: AccessTokenFilter
+        path: String, writer: SQLiteConnection, readers: ReaderConnections, checkpointer: SQLiteCheckpointer, accessFilter: AccessTokenFilter
     ) {
         self.path = path
         self.accessFilter = accessFilter
@@ -40,10 +37,8 @@ public final class SQLiteStore: ChatterStore {
         self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: lock, binds: Self.binds)
         self.sessionInserts = BatchedInsert(into: "sessions", columns: Self.sessionColumns, writer: writer, lock: lock, binds: Self.binds)
         self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: lock, binds: Self.binds)
-        let nextReader = Atomic<Int>(0)
-        self.sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.count) { hashes in
-            let reader = readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
-            return try await Self.sessions(reader, accessHashes: hashes)
+        self.sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { hashes in
+            try await Self.sessions(readers.next, accessHashes: hashes)
         }
     }
 
@@ -75,7 +70,8 @@ public final class SQLiteStore: ChatterStore {
             let filter = AccessTokenFilter(expecting: try await sessionCount(writer))
             try await forEachAccessHash(writer) { filter.insert($0) }
             let checkpointer = try await SQLiteCheckpointer.start(path: path, every: checkpointInterval, logger: logger)
-            return SQLiteStore(path: path, writer: writer, readers: readers, checkpointer: checkpointer, accessFilter: filter)
+            return SQLiteStore(
+                path: path, writer: writer, readers: ReaderConnections(readers), checkpointer: checkpointer, accessFilter: filter)
         } catch {
             for reader in readers { try? await reader.close() }
             try? await writer.close()
@@ -104,7 +100,7 @@ public final class SQLiteStore: ChatterStore {
     public func close() async throws {
         await checkpointer.stop()
         try await writeLock.withLock { [writer, readers] in
-            for reader in readers { try await reader.close() }
+            for reader in readers.all { try await reader.close() }
             try await writer.close()
         }
     }

@@ -175,6 +175,12 @@ import Testing
             #expect(first.chatts.map(\.message) == ["m4", "m3"])
             let second = try h.decode(ChattPage.self, try await h.get(NativePath.chatts + "?limit=2&before=\(first.next ?? "")"))
             #expect(second.chatts.map(\.message) == ["m2", "m1"])
+            // The default page is kept between posts; a post must show in the next read.
+            let newest = try h.decode(ChattPage.self, try await h.get(NativePath.chatts))
+            #expect(newest.chatts.map(\.message) == ["m4", "m3", "m2", "m1", "m0"])
+            #expect(newest.next == nil)
+            _ = try await h.post(NativePath.chatts, NewChattRequest(message: "m5"), bearer: session.accessToken)
+            #expect(try h.decode(ChattPage.self, try await h.get(NativePath.chatts)).chatts.first?.message == "m5")
             #expect(try await h.get(NativePath.chatts + "?limit=0").status == .badRequest)
             #expect(try await h.get(NativePath.chatts + "?before=nope").status == .badRequest)
             #expect(try await h.post(NativePath.chatts, NewChattRequest(message: "anonymous")).status == .unauthorized)

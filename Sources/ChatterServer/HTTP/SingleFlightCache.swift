@@ -1,0 +1,45 @@
+import NIOCore
+import Synchronization
+
+/// One encoded answer kept until `invalidate()`. A miss is rebuilt once however many requests are
+/// waiting for it, and a rebuild that raced an invalidation is handed to its waiters but not kept.
+final class SingleFlightCache: Sendable {
+    private let build: @Sendable () async throws -> ByteBuffer
+    private let state = Mutex(State())
+
+    private struct State {
+        var cached: ByteBuffer?
+        var generation = 0
+        var rebuild: (generation: Int, task: Task<ByteBuffer, any Error>)?
+    }
+
+    init(build: @escaping @Sendable () async throws -> ByteBuffer) {
+        self.build = build
+    }
+
+    func invalidate() {
+        state.withLock {
+            $0.generation += 1
+            $0.cached = nil
+        }
+    }
+
+    func value() async throws -> ByteBuffer {
+        if let hit = state.withLock({ $0.cached }) { return hit }
+        let task: Task<ByteBuffer, any Error> = state.withLock { state in
+            if let cached = state.cached { return Task { cached } }  // filled in between: rare
+            if let rebuild = state.rebuild, rebuild.generation == state.generation { return rebuild.task }
+            let task = Task { [build] in try await build() }
+            state.rebuild = (state.generation, task)
+            return task
+        }
+        let buffer = try await task.value
+        state.withLock { state in
+            if state.generation == state.rebuild?.generation, state.rebuild?.task == task {
+                state.cached = buffer
+                state.rebuild = nil
+            }
+        }
+        return buffer
+    }
+}

@@ -78,5 +78,29 @@ import Testing
             try await store.close()
         }
     }
+
+    @Test func aLongWALIsTruncatedWhileReadersKeepReading() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir + "/chatterd.sqlite"
+            let store = try await SQLiteStore.open(path: path, checkpointInterval: .seconds(3600))
+            let message = String(repeating: "x", count: 1000)
+            let reading = Task { while !Task.isCancelled { _ = try? await store.chattCount() } }
+            // ~20 MB of chatts: past the 4,096 frames (16 MiB) at which the WAL must start over.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<20_000 {
+                    group.addTask { try await store.addChatt(Chatt(name: "n\(i)", message: message, time: now, userID: nil)) }
+                }
+                try await group.waitForAll()
+            }
+            let walSize = { (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? -1 }
+            #expect(walSize() > SQLiteCheckpointer.restartFrames * 4096)
+            _ = try await store.checkpointer.checkpoint()
+            reading.cancel()
+            await reading.value
+            #expect(walSize() == 0, "the WAL kept growing")
+            #expect(try await store.chattCount() == 20_000)
+            try await store.close()
+        }
+    }
 }
 

@@ -53,11 +53,9 @@ public final class SQLiteStore: ChatterStore {
             // WAL with synchronous=NORMAL: a commit survives a crash of chatterd (the WAL is written
             // before COMMIT returns); only a power loss can drop the last transactions.
             _ = try await writer.query("PRAGMA journal_mode = WAL")
-            // The WAL is checkpointed in the background, never inside a commit; after a checkpoint the next
-            // write truncates the WAL file back to 16 MiB if a burst had grown it.
+            // The WAL is checkpointed in the background, never inside a commit (see `SQLiteCheckpointer`).
             for pragma in [
-                "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000",
-                "PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = 16777216",
+                "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000", "PRAGMA wal_autocheckpoint = 0",
             ] {
                 _ = try await writer.query(pragma)
             }

@@ -9,10 +9,13 @@ import SQLiteNIO
 /// includes an fsync: that one unlucky request waits for the disk while every other write waits for it.
 /// The writer's automatic checkpoint is off; this task does the work in the background instead.
 ///
-/// A passive checkpoint never waits, but under steady reads and writes it never finds a moment when
-/// the WAL can start over, and the WAL grows without end (1.8 GB in 90 s of the soak). So once the WAL
-/// holds `restartFrames`, the checkpoint waits for readers to finish their current statement and
-/// truncates it.
+/// A passive checkpoint never waits, but while writes keep coming it never catches up with the end of
+/// the WAL, so the WAL never starts over and grows without end (1.8 GB in 90 s of the soak). So once
+/// the WAL holds `restartFrames`, the checkpointer takes chatterd's own write lock — no commit can then
+/// run, and SQLite's busy-wait, whose sleeps stalled writes by up to 100 ms, is never reached — and
+/// finishes with a RESTART checkpoint, after which the next commit writes the WAL from its start. The
+/// passive checkpoint has already copied most frames; what the lock covers is the rest and an fsync,
+/// so it is kept rare: 64 MiB of WAL between restarts.
 final class SQLiteCheckpointer: Sendable {
     struct Progress: Sendable, Equatable {
         /// Frames in the WAL, and how many of them are now in the database file.
@@ -22,33 +25,41 @@ final class SQLiteCheckpointer: Sendable {
 
     private let connection: SQLiteConnection
     private let pool: NIOThreadPool
+    private let writeLock: AsyncMutex
     private let task: Task<Void, Never>
-    /// 4,096 frames: 16 MiB of WAL with 4 KiB pages.
-    static let restartFrames = 4096
+    /// WAL frames (4 KiB pages) past which the WAL is made to start over.
+    let restartFrames: Int
 
-    static func start(path: String, every interval: Duration, logger: Logger) async throws -> SQLiteCheckpointer {
+    static func start(
+        path: String, every interval: Duration, restartFrames: Int, writeLock: AsyncMutex, logger: Logger
+    ) async throws -> SQLiteCheckpointer {
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         do {
             let connection = try await SQLiteConnection.open(
                 storage: .file(path: path), threadPool: pool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
-            // Waiting for readers sleeps rather than spins; they finish within milliseconds.
-            _ = try await connection.query("PRAGMA busy_timeout = 1000")
-            return SQLiteCheckpointer(connection: connection, pool: pool, interval: interval, logger: logger)
+            // No busy_timeout: sqlite-nio's handler retries at once, and the only wait left (readers
+            // finishing a statement) is far shorter than busy_timeout's first 1 ms sleep.
+            return SQLiteCheckpointer(
+                connection: connection, pool: pool, writeLock: writeLock, restartFrames: restartFrames, interval: interval, logger: logger)
         } catch {
             try? await pool.shutdownGracefully()
             throw error
         }
     }
 
-    private init(connection: SQLiteConnection, pool: NIOThreadPool, interval: Duration, logger: Logger) {
+    private init(
+        connection: SQLiteConnection, pool: NIOThreadPool, writeLock: AsyncMutex, restartFrames: Int, interval: Duration, logger: Logger
+    ) {
         self.connection = connection
         self.pool = pool
+        self.writeLock = writeLock
+        self.restartFrames = restartFrames
         self.task = Task { [connection] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 do {
-                    _ = try await Self.checkpoint(connection)
+                    _ = try await Self.checkpoint(connection, writeLock: writeLock, restartFrames: restartFrames)
                 } catch {
                     logger.warning("WAL checkpoint failed", metadata: ["error": "\(error)"])
                 }
@@ -57,15 +68,15 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     /// A passive checkpoint, which blocks no one and copies what it can; then, when the WAL has grown
-    /// past `restartFrames`, one that waits for readers and truncates it. Returns the last one's progress.
+    /// past `restartFrames`, one that lets the next commit start the WAL over. Returns the last one's progress.
     func checkpoint() async throws -> Progress {
-        try await Self.checkpoint(connection)
+        try await Self.checkpoint(connection, writeLock: writeLock, restartFrames: restartFrames)
     }
 
-    private static func checkpoint(_ connection: SQLiteConnection) async throws -> Progress {
+    private static func checkpoint(_ connection: SQLiteConnection, writeLock: AsyncMutex, restartFrames: Int) async throws -> Progress {
         let progress = try await checkpoint(connection, mode: "PASSIVE")
         guard progress.walFrames >= restartFrames else { return progress }
-        return try await checkpoint(connection, mode: "TRUNCATE")
+        return try await writeLock.withLock { try await checkpoint(connection, mode: "RESTART") }
     }
 
     private static func checkpoint(_ connection: SQLiteConnection, mode: String) async throws -> Progress {

@@ -25,27 +25,29 @@ public final class SQLiteStore: ChatterStore {
     public let path: String
 
     private init(
-        path: String, writer: SQLiteConnection, readers: ReaderConnections, checkpointer: SQLiteCheckpointer, accessFilter: AccessTokenFilter
+        path: String, writer: SQLiteConnection, writeLock: AsyncMutex, readers: ReaderConnections, checkpointer: SQLiteCheckpointer,
+        accessFilter: AccessTokenFilter
     ) {
         self.path = path
         self.accessFilter = accessFilter
         self.writer = writer
         self.readers = readers
         self.checkpointer = checkpointer
-        let lock = AsyncMutex()
-        self.writeLock = lock
-        self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: lock, binds: Self.binds)
-        self.sessionInserts = BatchedInsert(into: "sessions", columns: Self.sessionColumns, writer: writer, lock: lock, binds: Self.binds)
-        self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: lock, binds: Self.binds)
+        self.writeLock = writeLock
+        self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: writeLock, binds: Self.binds)
+        self.sessionInserts = BatchedInsert(into: "sessions", columns: Self.sessionColumns, writer: writer, lock: writeLock, binds: Self.binds)
+        self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: writeLock, binds: Self.binds)
         self.sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { hashes in
             try await Self.sessions(readers.next, accessHashes: hashes)
         }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    /// `checkpointInterval`: how often the WAL is copied back into the database file (see `SQLiteCheckpointer`).
+    /// `checkpointInterval`: how often the WAL is copied back into the database file; `walRestartFrames`:
+    /// how long it may grow before it is made to start over (see `SQLiteCheckpointer`).
     public static func open(
-        path: String, checkpointInterval: Duration = .seconds(1), logger: Logger = Logger(label: "chatterd.sqlite")
+        path: String, checkpointInterval: Duration = .seconds(1), walRestartFrames: Int = 16_384,
+        logger: Logger = Logger(label: "chatterd.sqlite")
     ) async throws -> SQLiteStore {
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         var readers: [SQLiteConnection] = []
@@ -67,9 +69,12 @@ public final class SQLiteStore: ChatterStore {
             }
             let filter = AccessTokenFilter(expecting: try await sessionCount(writer))
             try await forEachAccessHash(writer) { filter.insert($0) }
-            let checkpointer = try await SQLiteCheckpointer.start(path: path, every: checkpointInterval, logger: logger)
+            let writeLock = AsyncMutex()
+            let checkpointer = try await SQLiteCheckpointer.start(
+                path: path, every: checkpointInterval, restartFrames: walRestartFrames, writeLock: writeLock, logger: logger)
             return SQLiteStore(
-                path: path, writer: writer, readers: ReaderConnections(readers), checkpointer: checkpointer, accessFilter: filter)
+                path: path, writer: writer, writeLock: writeLock, readers: ReaderConnections(readers), checkpointer: checkpointer,
+                accessFilter: filter)
         } catch {
             for reader in readers { try? await reader.close() }
             try? await writer.close()

@@ -102,15 +102,17 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            let restarted = try await store.checkpointer.checkpoint()
-            #expect(restarted.walFrames > 1024 && restarted.checkpointed == restarted.walFrames)
+            let walBytes = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            #expect(walBytes > 1024 * 4096, "the WAL never reached the limit, so this test shows nothing")
+            _ = try await store.checkpointer.checkpoint()
             writing.cancel()
             await writing.value
             reading.cancel()
             await reading.value
             for i in 0..<10 { try await store.addChatt(Chatt(name: "b\(i)", message: message, time: now, userID: nil)) }
             let later = try await store.checkpointer.checkpoint()
-            #expect(later.walFrames < restarted.walFrames / 2, "the WAL kept growing instead of starting over")
+            // (A WAL that starts over keeps its file but is written from the start again.)
+            #expect(later.walFrames < 1024, "the WAL kept growing instead of starting over")
             try await store.close()
         }
     }

@@ -56,8 +56,8 @@ final class SQLiteCheckpointer: Sendable {
         self.writeLock = writeLock
         self.restartFrames = restartFrames
         self.task = Task { [connection] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+            while true {
+                do { try await Task.sleep(for: interval) } catch { return }  // cancelled: the store is closing
                 do {
                     _ = try await Self.checkpoint(connection, writeLock: writeLock, restartFrames: restartFrames)
                 } catch {

@@ -16,12 +16,8 @@ extension SQLiteStore {
         guard accessFilter.insert(accessHash) else { return }
         // Off the request's path: reading every session takes a while on a large table.
         Task { [accessFilter, reader] in
-            try? await accessFilter.rebuild(count: { try await Self.sessionCount(reader) }, forEach: { try await Self.forEachAccessHash(reader, $0) })
+            try? await accessFilter.rebuild(count: { try await Self.count("sessions", on: reader) }, forEach: { try await Self.forEachAccessHash(reader, $0) })
         }
-    }
-
-    static func sessionCount(_ db: SQLiteConnection) async throws -> Int {
-        try await db.query("SELECT count(*) AS n FROM sessions").first?.column("n")?.integer ?? 0
     }
 
     /// Streams the hashes: a million sessions must not become a million rows in memory.

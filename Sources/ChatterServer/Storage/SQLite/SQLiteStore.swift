@@ -67,7 +67,7 @@ public final class SQLiteStore: ChatterStore {
                 _ = try await reader.query("PRAGMA busy_timeout = 5000")
                 readers.append(reader)
             }
-            let filter = AccessTokenFilter(expecting: try await sessionCount(writer))
+            let filter = AccessTokenFilter(expecting: try await count("sessions", on: writer))
             try await forEachAccessHash(writer) { filter.insert($0) }
             let writeLock = AsyncMutex()
             let checkpointer = try await SQLiteCheckpointer.start(
@@ -133,7 +133,11 @@ public final class SQLiteStore: ChatterStore {
     }
 
     func count(_ table: String) async throws -> Int {
-        try await reader.query("SELECT count(*) AS n FROM \(table)").first?.column("n")?.integer ?? 0
+        try await Self.count(table, on: reader)
+    }
+
+    static func count(_ table: String, on db: SQLiteConnection) async throws -> Int {
+        try await db.query("SELECT count(*) AS n FROM \(table)").first?.column("n")?.integer ?? 0
     }
 }
 

@@ -101,6 +101,9 @@ let package = Package(
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/ChatterTestSupport",
             swiftSettings: strict
@@ -111,7 +114,6 @@ let package = Package(
                 "ChatterServer",
                 "ChatterTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -121,6 +123,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // Read in place by the tests (see Support/Vectors.swift), not bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         // The SDK and the terminal client against a live chatterd in the same process.
@@ -132,7 +136,6 @@ let package = Package(
                 "chatter",
                 "ChatterServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),

@@ -1,4 +1,4 @@
-// The course-compatible API (SPEC §2). Field names and shapes are fixed by unchanged course clients.
+// The course-compatible API. Field names and shapes are fixed by unchanged course clients.
 
 /// `POST /postchatt` body (anonymous posting, off by default).
 public struct PostChattRequest: Codable, Sendable, Equatable {

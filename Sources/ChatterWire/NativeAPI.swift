@@ -35,11 +35,16 @@ public struct SessionResponse: Codable, Sendable, Equatable {
     public var refreshExpiresIn: Int
     public var sessionID: String
     public var user: UserProfile
+    /// After a sign-in with an email address (code or password): proves this device signed in to that
+    /// address before. Keep it (it is not a session) and send it with later password sign-ins and code
+    /// requests for the address: the device then has its own allowance, which no one else's failures use up.
+    public var deviceToken: String?
 
     public init(
         accessToken: String, refreshToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshExpiresIn: Int,
-        sessionID: String, user: UserProfile
+        sessionID: String, user: UserProfile, deviceToken: String? = nil
     ) {
+        self.deviceToken = deviceToken
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.tokenType = tokenType
@@ -126,7 +131,12 @@ public struct AppleSignInRequest: Codable, Sendable, Equatable {
 
 public struct EmailCodeRequest: Codable, Sendable, Equatable {
     public var email: String
-    public init(email: String) { self.email = email }
+    /// The `deviceToken` of an earlier sign-in to this address, if the device has one.
+    public var deviceToken: String?
+    public init(email: String, deviceToken: String? = nil) {
+        self.email = email
+        self.deviceToken = deviceToken
+    }
 }
 
 /// The same answer whether or not the address has an account.
@@ -171,9 +181,12 @@ public struct PasswordSignUpRequest: Codable, Sendable, Equatable {
 public struct PasswordSignInRequest: Codable, Sendable, Equatable {
     public var email: String
     public var password: String
-    public init(email: String, password: String) {
+    /// The `deviceToken` of an earlier sign-in to this address, if the device has one.
+    public var deviceToken: String?
+    public init(email: String, password: String, deviceToken: String? = nil) {
         self.email = email
         self.password = password
+        self.deviceToken = deviceToken
     }
 }
 

@@ -51,6 +51,8 @@ struct Serve: AsyncParsableCommand {
     var mail: String?
     @Option(help: "From address of the mail chatterd sends. [CHATTERD_MAIL_FROM]")
     var mailFrom: String?
+    @Option(name: .customLong("trusted-proxy"), help: "A proxy (address or CIDR range) whose X-Forwarded-For/Forwarded header names the client; repeatable. [CHATTERD_TRUSTED_PROXIES, comma-separated]")
+    var trustedProxies: [String] = []
 
     func resolve() throws -> ServerConfiguration {
         var config = ServerConfiguration()
@@ -76,6 +78,7 @@ struct Serve: AsyncParsableCommand {
         if let bcryptCost { config.bcryptCost = bcryptCost }
         if let mail { config.mail = mail }
         if let mailFrom { config.mailFrom = mailFrom }
+        if !trustedProxies.isEmpty { config.trustedProxies = trustedProxies }
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level \(logLevel)") }
             config.logLevel = level

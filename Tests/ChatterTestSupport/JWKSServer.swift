@@ -38,28 +38,13 @@ public final class JWKSServer: Sendable {
             if let maxAge = snapshot.maxAge { headers[.cacheControl] = "public, max-age=\(maxAge), must-revalidate" }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: snapshot.body)))
         }
-        let port = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "jwks-server")
         logger.logLevel = .warning
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                port.continuation.yield(channel.localAddress?.port ?? 0)
-                port.continuation.finish()
-            }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = port.stream.makeAsyncIterator()
-            let bound = await iterator.next() ?? 0
-            do {
-                let value = try await body("http://127.0.0.1:\(bound)/certs")
-                await group.triggerGracefulShutdown()
-                return value
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
+        return try await LiveService.run(logger: logger, { onServerRunning in
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
+        }) { port in
+            try await body("http://127.0.0.1:\(port)/certs")
         }
     }
 }

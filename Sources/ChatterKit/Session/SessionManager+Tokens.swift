@@ -99,7 +99,7 @@ extension SessionManager {
     }
 
     /// The 401 answers that end a session for good. The course API's `/postauth` says only "401", so any
-    /// 401 ends a course session (SPEC F1); native answers must name a terminal code.
+    /// 401 ends a course session; native answers must name a terminal code.
     static func terminalReason(_ code: String?, kind: AuthSession.Kind) -> SignOutReason? {
         switch code {
         case AuthErrorCode.refreshTokenReused: return .refreshTokenReused

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the SDK keeps secrets (SPEC §5). "Nothing stored" is `nil` from `read`, never an error, so a
+/// Where the SDK keeps secrets. "Nothing stored" is `nil` from `read`, never an error, so a
 /// caller can tell it apart from storage that cannot be reached right now: only the first one means
 /// "signed out".
 public protocol SecretStore: Sendable {

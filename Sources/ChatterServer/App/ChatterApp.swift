@@ -9,6 +9,8 @@ public enum ChatterApp {
     public static func router(configuration: ServerConfiguration, services: ChatterServices) -> Router<ChatterRequestContext> {
         let router = Router(context: ChatterRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
+        // Validated with the rest of the configuration; an invalid list trusts no one.
+        router.add(middleware: ClientAddressMiddleware(proxies: (try? TrustedProxies(configuration.trustedProxies)) ?? .none))
         router.get("health") { _, _ in HealthRoute.response }
         let timeline = Timeline(store: services.store)
         let authenticator = Authenticator(sessions: services.sessions)

@@ -12,6 +12,7 @@ public struct ChatterServices: Sendable {
     public let hasher: PasswordHasher
     public let rules: PasswordRules
     public let throttle: SignInThrottle
+    public let devices: DeviceTokens
     public let audit: AuditLog
     public let now: @Sendable () -> Date
     public let logger: Logger
@@ -28,6 +29,7 @@ public struct ChatterServices: Sendable {
         self.hasher = hasher
         self.rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
         self.throttle = SignInThrottle(store: store, now: now)
+        self.devices = DeviceTokens(store: store, now: now)
         self.audit = AuditLog(store: store, now: now, logger: logger)
         self.now = now
         self.logger = logger

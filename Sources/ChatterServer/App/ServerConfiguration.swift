@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     /// `log` (development: the server log and an outbox folder) or an `smtp://` / `smtps://` URL.
     public var mail = "log"
     public var mailFrom = "Chatter <no-reply@localhost>"
+    /// Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` / `Forwarded` headers name the client.
+    public var trustedProxies: [String] = []
 
     public init() {}
 
@@ -65,6 +67,7 @@ public struct ServerConfiguration: Sendable {
         if let v = value("CHATTERD_BCRYPT_COST") { bcryptCost = try Self.parse(UInt8.init, v, "CHATTERD_BCRYPT_COST") }
         if let v = value("CHATTERD_MAIL") { mail = v }
         if let v = value("CHATTERD_MAIL_FROM") { mailFrom = v }
+        if let v = value("CHATTERD_TRUSTED_PROXIES") { trustedProxies = Self.list(v) }
         if let v = value("CHATTERD_LOG_LEVEL") { logLevel = try Self.parse(Logger.Level.init(rawValue:), v, "CHATTERD_LOG_LEVEL") }
         let cert = value("CHATTERD_TLS_CERT"), key = value("CHATTERD_TLS_KEY")
         if let cert, let key { transport = .tls(certificatePath: cert, keyPath: key) }
@@ -80,6 +83,7 @@ public struct ServerConfiguration: Sendable {
         }
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31 (12 or more in production)") }
         guard minimumPasswordLength >= 1 else { throw ConfigurationError("minimum password length must be at least 1") }
+        _ = try TrustedProxies(trustedProxies)
     }
 
     static func list(_ text: String) -> [String] {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// Security events (SPEC §3), kept in the audit table. Recording never fails a request: a storage error
+/// Security events, kept in the audit table. Recording never fails a request: a storage error
 /// is logged instead. Details never contain secrets.
 public struct AuditLog: Sendable {
     public enum Event: String, Sendable {
@@ -12,6 +12,7 @@ public struct AuditLog: Sendable {
         case signOutAll = "sign_out_all"
         case sessionRevoked = "session_revoked"
         case passwordChanged = "password_changed"
+        case passwordChangeFailed = "password_change_failed"
         case passwordReset = "password_reset"
         case accountDeleted = "account_deleted"
         case appleConsentRevoked = "apple_consent_revoked"

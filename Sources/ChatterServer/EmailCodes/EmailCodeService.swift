@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import Logging
 
-/// Emailed one-time codes (SPEC §3): 6 digits, 10 minutes, single use, 5 guesses, a resend cooldown,
+/// Emailed one-time codes: 6 digits, 10 minutes, single use, 5 guesses, a resend cooldown,
 /// per-address and per-IP limits, and the same answer whether or not the address has an account.
 public struct EmailCodeService: Sendable {
     public struct Limits: Sendable {
@@ -39,23 +39,24 @@ public struct EmailCodeService: Sendable {
         self.logger = logger
     }
 
-    /// Sends a fresh code to `email` (already normalized), replacing any earlier one.
-    public func send(to email: String, purpose: Purpose, client: ClientInfo) async throws -> EmailCodeResponse {
+    /// Sends a fresh code to `email` (already normalized). Earlier codes stay valid: a stranger asking for
+    /// a code cancels nothing. A recognised `device` draws on its own allowance, so requests from elsewhere
+    /// never stop the owner's device from getting a code. Every limit is counted before it is checked.
+    public func send(to email: String, purpose: Purpose, client: ClientInfo, device: DeviceTokens.Device? = nil) async throws -> EmailCodeResponse {
         let instant = now()
-        if let previous = try await store.emailCode(for: email) {
-            let wait = limits.cooldown - instant.timeIntervalSince(previous.sentAt)
-            if wait > 0 { throw Failure.limited(retryAfter: Int(wait.rounded(.up))) }
-        }
-        if try await store.hit("code:addr:\(email)", window: 3600, at: instant) > limits.perAddressPerHour {
+        let scope = device.map { "device:\($0.key)" } ?? "address"
+        if try await store.hit("code:\(scope):\(email)", window: 3600, at: instant) > limits.perAddressPerHour {
             throw Failure.limited(retryAfter: 3600)
         }
-        if let ip = client.ip, try await store.hit("code:ip:\(ip)", window: 3600, at: instant) > limits.perIPPerHour {
+        if device == nil, let ip = client.ip, try await store.hit("code:ip:\(ip)", window: 3600, at: instant) > limits.perIPPerHour {
             throw Failure.limited(retryAfter: 3600)
         }
         let code = Self.generateCode()
-        try await store.storeEmailCode(
-            EmailCodeRecord(codeHash: Self.hash(code, email: email), expiresAt: instant.addingTimeInterval(limits.lifetime), failedAttempts: 0, sentAt: instant),
-            for: email)
+        let record = EmailCodeRecord(
+            codeHash: Self.hash(code, email: email), expiresAt: instant.addingTimeInterval(limits.lifetime), guesses: 0, sentAt: instant)
+        if let wait = try await store.storeEmailCode(record, for: email, scope: scope, cooldown: limits.cooldown) {
+            throw Failure.limited(retryAfter: Int(wait.rounded(.up)))
+        }
         let minutes = Int(limits.lifetime / 60)
         let message = MailMessage(
             from: sender, to: email, subject: "Your Chatter code",
@@ -70,23 +71,19 @@ public struct EmailCodeService: Sendable {
         return EmailCodeResponse(resendAfter: Int(limits.cooldown), expiresIn: Int(limits.lifetime))
     }
 
-    /// Consumes the code for `email` when `code` matches; counts a wrong guess otherwise.
+    /// Consumes `email`'s code when `code` is one of its live codes. The guess is counted before anything
+    /// is compared, and only the request that removes the code succeeds, so neither the guess limit nor
+    /// single use depends on timing.
     public func redeem(_ code: String, for email: String) async throws {
-        guard let record = try await store.emailCode(for: email) else { throw Failure.invalidCode }
-        guard now() < record.expiresAt, record.failedAttempts < limits.maximumGuesses else {
-            try await store.deleteEmailCode(for: email)
-            throw Failure.invalidCode
-        }
+        let candidates = try await store.takeGuess(for: email, maximumGuesses: limits.maximumGuesses, at: now())
         let digits = code.trimmingCharacters(in: .whitespaces)
-        guard digits.count == 6, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
-            constantTimeEqual(Self.hash(digits, email: email), record.codeHash)
-        else {
-            if try await store.recordFailedGuess(for: email) >= limits.maximumGuesses {
-                try await store.deleteEmailCode(for: email)  // that was the last guess: the code is dead
-            }
+        guard !candidates.isEmpty, digits.utf8.count == 6, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             throw Failure.invalidCode
         }
-        try await store.deleteEmailCode(for: email)
+        let hash = Self.hash(digits, email: email)
+        // Every candidate is compared, so timing does not tell which one matched.
+        let matches = candidates.reduce(false) { matched, candidate in constantTimeEqual(candidate, hash) || matched }
+        guard matches, try await store.consumeEmailCode(for: email, codeHash: hash) else { throw Failure.invalidCode }
     }
 
     public enum Purpose: Sendable {
@@ -123,17 +120,5 @@ func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
 extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}
-
-/// Email addresses are compared lowercased and trimmed; the shape check is deliberately loose.
-public enum EmailAddress {
-    public static func normalize(_ raw: String) -> String? {
-        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: \.isWhitespace)
-        else { return nil }
-        return email
     }
 }

@@ -24,7 +24,7 @@ public struct APIError: Error, HTTPResponseError {
 
     func preEncoded() -> APIError {
         var copy = self
-        copy.encoded = ByteBuffer(bytes: (try? JSONResponse.encoder.encode(body)) ?? Data("{}".utf8))
+        copy.encoded = (try? JSONResponse.encoder.encode(body)).map { ByteBuffer(bytes: $0) }
         return copy
     }
 

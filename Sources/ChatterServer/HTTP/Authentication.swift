@@ -18,7 +18,7 @@ struct Authenticator: Sendable {
             throw Self.challenge("authentication_required", "Sign in first: send Authorization: Bearer <access token>.")
         }
         if viaCookie, ![.get, .head].contains(request.method) {
-            guard request.headers[Self.csrfHeader] == Self.csrfToken(forCookie: token) else {
+            guard let sent = request.headers[Self.csrfHeader], constantTimeEqual(Array(sent.utf8), Array(Self.csrfToken(forCookie: token).utf8)) else {
                 throw APIError(.forbidden, "csrf_failed", "This form is missing its CSRF token.")
             }
         }

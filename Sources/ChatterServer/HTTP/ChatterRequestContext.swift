@@ -1,17 +1,39 @@
 import ChatterWire
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
 /// The per-request context. Its upload limit applies to every route: bodies past it get a 413.
 public struct ChatterRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The peer's address (the proxy's, behind one), for rate limits and the audit log.
-    public let remoteIP: String?
+    /// The socket peer's address: the proxy's, behind one.
+    public let peerIP: String?
+    /// The client's address, for rate limits and the audit log: the peer's, unless `ClientAddressMiddleware`
+    /// found it in a trusted proxy's forwarding header.
+    public var clientIP: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteIP = source.channel.remoteAddress?.ipAddress
+        peerIP = source.channel.remoteAddress?.ipAddress
+        clientIP = peerIP
     }
 
     public var maxUploadSize: Int { Limits.bodyBytes }
+}
+
+/// Reads the client's address from forwarding headers, when the peer is a trusted proxy.
+struct ClientAddressMiddleware: RouterMiddleware {
+    typealias Context = ChatterRequestContext
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let forwarded = HTTPField.Name("Forwarded")!
+
+    let proxies: TrustedProxies
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !proxies.isEmpty else { return try await next(request, context) }
+        var context = context
+        context.clientIP = proxies.clientAddress(
+            peer: context.peerIP, forwardedFor: request.headers[values: Self.xForwardedFor], forwarded: request.headers[values: Self.forwarded])
+        return try await next(request, context)
+    }
 }

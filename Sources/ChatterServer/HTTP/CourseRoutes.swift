@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// The course-compatible API (SPEC §2). Shapes and status codes here must not change.
+/// The course-compatible API. Shapes and status codes here must not change.
 struct CourseRoutes {
     let services: ChatterServices
     let timeline: Timeline

@@ -1,8 +1,12 @@
 import ChatterWire
 import Foundation
 import Hummingbird
+import Logging
 
 enum JSONResponse {
+    static let logger = Logger(label: "chatterd")
+    static let encodingFailed = ByteBuffer(string: #"{"error":"internal","message":"chatterd could not write its answer; the error is in its log."}"#)
+
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -10,9 +14,13 @@ enum JSONResponse {
     }()
 
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        // Wire types always encode; a failure here is a programming error, not a client's.
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return make(bytes: ByteBuffer(bytes: data), status: status)
+        // Wire types always encode, so a failure is chatterd's bug: said as one, never as a success.
+        do {
+            return make(bytes: ByteBuffer(bytes: try encoder.encode(value)), status: status)
+        } catch {
+            logger.error("encoding a response failed", metadata: ["type": "\(type(of: value))", "error": "\(error)"])
+            return make(bytes: encodingFailed, status: .internalServerError)
+        }
     }
 
     static func make(bytes: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {

@@ -23,8 +23,13 @@ final class Timeline: Sendable {
         newestPage = SingleFlightCache { try await Self.page(store, before: nil, limit: Self.defaultPage) }
     }
 
+    /// A post whose author was deleted while it ran is the client's bad luck, answered as a signed-out 401.
     func add(_ chatt: Chatt) async throws {
-        try await store.addChatt(chatt)
+        do {
+            try await store.addChatt(chatt)
+        } catch StoreError.userGone {
+            throw APIError(.unauthorized, "invalid_session", "This account no longer exists; sign in again.")
+        }
         course.invalidate()
         newestPage.invalidate()
     }

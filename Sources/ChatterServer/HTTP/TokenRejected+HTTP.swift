@@ -16,6 +16,6 @@ extension TokenRejected {
 extension ChatterRequestContext {
     /// The caller as the audit log and session list record it.
     func client(_ request: Request) -> ClientInfo {
-        ClientInfo(ip: remoteIP, userAgent: request.headers[.userAgent].map { String($0.prefix(256)) })
+        ClientInfo(ip: clientIP, userAgent: request.headers[.userAgent].map { String($0.prefix(256)) })
     }
 }

@@ -30,7 +30,7 @@ public struct IDTokenVerifier: Sendable {
     public func verify(
         _ token: String, clientID: String? = nil, nonce: NonceExpectation = .notChecked, requireSubject: Bool = true
     ) async throws(TokenRejected) -> VerifiedIdentity {
-        let report = await inspect(token, clientID: clientID, nonce: nonce, requireSubject: requireSubject)
+        let report = await inspect(token, clientID: clientID, nonce: nonce, requireSubject: requireSubject, stopAtSignature: true)
         if let identity = report.identity { return identity }
         let failure = report.firstFailure ?? CheckResult(.format, .fail, "token could not be checked")
         throw TokenRejected(
@@ -38,9 +38,12 @@ public struct IDTokenVerifier: Sendable {
     }
 
     /// Runs every check and reports each one, continuing past failures where a later check still means
-    /// something (an expired token with a bad signature reports both).
+    /// something (an expired token with a bad signature reports both). With `stopAtSignature`, as the
+    /// server calls it, a token whose signature is not verified is not examined further: its claims are
+    /// an attacker's bytes.
     public func inspect(
-        _ token: String, clientID: String? = nil, nonce: NonceExpectation = .notChecked, requireSubject: Bool = true
+        _ token: String, clientID: String? = nil, nonce: NonceExpectation = .notChecked, requireSubject: Bool = true,
+        stopAtSignature: Bool = false
     ) async -> TokenReport {
         var report = TokenReport(results: [], audience: [])
         func record(_ check: TokenCheck, _ passed: Bool, _ detail: String) {
@@ -110,6 +113,10 @@ public struct IDTokenVerifier: Sendable {
         } else {
             skip([.signature], "no acceptable key to check the signature with")
         }
+        if stopAtSignature, report.results.contains(where: { $0.outcome != .pass }) {
+            skip(Array(TokenCheck.allCases.drop { $0 != .signature }.dropFirst()), "the signature is not verified")
+            return report
+        }
 
         // Claims.
         let issuerOK = claims.iss.map(provider.issuers.contains) ?? false
@@ -120,19 +127,19 @@ public struct IDTokenVerifier: Sendable {
 
         if let exp = claims.exp {
             let left = exp - instant.timeIntervalSince1970
-            record(.expiry, left > 0, left > 0 ? "expires in \(Int(left)) s" : "expired \(Int(-left)) s ago (exp \(Int(exp)))")
+            record(.expiry, left > 0, left > 0 ? "expires in \(Self.whole(left)) s" : "expired \(Self.whole(-left)) s ago (exp \(Self.whole(exp)))")
         } else {
             record(.expiry, false, "exp is missing")
         }
         if let nbf = claims.nbf {
             let early = nbf - instant.timeIntervalSince1970
-            record(.notBefore, early <= leeway, early <= leeway ? "valid since nbf \(Int(nbf))" : "not valid for another \(Int(early)) s (nbf \(Int(nbf)))")
+            record(.notBefore, early <= leeway, early <= leeway ? "valid since nbf \(Self.whole(nbf))" : "not valid for another \(Self.whole(early)) s (nbf \(Self.whole(nbf)))")
         } else {
             record(.notBefore, true, "no nbf")
         }
         if let iat = claims.iat {
             let ahead = iat - instant.timeIntervalSince1970
-            record(.issuedAt, ahead <= leeway, ahead <= leeway ? "issued at \(Int(iat))" : "issued \(Int(ahead)) s in the future (iat \(Int(iat)))")
+            record(.issuedAt, ahead <= leeway, ahead <= leeway ? "issued at \(Self.whole(iat))" : "issued \(Self.whole(ahead)) s in the future (iat \(Self.whole(iat)))")
         } else {
             record(.issuedAt, false, "iat is missing")
         }
@@ -141,10 +148,11 @@ public struct IDTokenVerifier: Sendable {
         let nonceCheck = nonceCheck(claims.nonce, nonce)
         record(.nonce, nonceCheck.passed, nonceCheck.detail)
 
-        if report.results.allSatisfy({ $0.outcome == .pass }), let iss = claims.iss {
+        if report.results.allSatisfy({ $0.outcome == .pass }), claims.iss != nil {
             report.identity = VerifiedIdentity(
-                issuer: iss, subject: claims.sub ?? "", name: claims.name, email: claims.email,
-                emailVerified: claims.emailVerified ?? false, nonce: claims.nonce, events: claims.events)
+                issuer: provider.canonicalIssuer, subject: claims.sub ?? "", name: claims.name, email: claims.email,
+                emailVerified: claims.emailVerified ?? false, nonce: claims.nonce, events: claims.events, tokenID: claims.jti,
+                expiresAt: claims.exp)
         }
         return report
     }
@@ -187,6 +195,14 @@ public struct IDTokenVerifier: Sendable {
             return (false, "token has \(shown) and azp \(claims.azp ?? "missing"), which is not a configured client ID")
         }
         return (true, shown)
+    }
+
+    /// A token's numbers are untrusted: shown clamped to `Int`'s range, never converted with a trap.
+    static func whole(_ value: Double) -> Int {
+        if value.isNaN { return 0 }
+        if value >= Double(Int.max) { return .max }
+        if value <= Double(Int.min) { return .min }
+        return Int(value)
     }
 
     static func decodeSegment(_ segment: Substring) -> Data? {

@@ -3,6 +3,9 @@
 public struct IdentityProvider: Sendable {
     public var name: String
     public var issuers: Set<String>
+    /// The one spelling identities are stored under, whichever of `issuers` a token names: one person
+    /// signing in through two spellings is still one person.
+    public var canonicalIssuer: String
     public var algorithms: Set<String>
     /// The client IDs (audiences) tokens must be issued to.
     public var audiences: Set<String>
@@ -16,9 +19,13 @@ public struct IdentityProvider: Sendable {
         case raw
     }
 
-    public init(name: String, issuers: Set<String>, algorithms: Set<String>, audiences: Set<String>, nonce: NonceForm = .sha256) {
+    public init(
+        name: String, issuers: Set<String>, canonicalIssuer: String? = nil, algorithms: Set<String>, audiences: Set<String>,
+        nonce: NonceForm = .sha256
+    ) {
         self.name = name
         self.issuers = issuers
+        self.canonicalIssuer = canonicalIssuer ?? issuers.sorted().last ?? ""
         self.algorithms = algorithms
         self.audiences = audiences
         self.nonce = nonce
@@ -30,7 +37,7 @@ public struct IdentityProvider: Sendable {
 
     public static func google(clientIDs: some Sequence<String>, nonce: NonceForm = .sha256) -> IdentityProvider {
         IdentityProvider(
-            name: "Google", issuers: ["accounts.google.com", "https://accounts.google.com"], algorithms: ["RS256"],
+            name: "Google", issuers: ["accounts.google.com", "https://accounts.google.com"], canonicalIssuer: "https://accounts.google.com", algorithms: ["RS256"],
             audiences: Set(clientIDs), nonce: nonce)
     }
 

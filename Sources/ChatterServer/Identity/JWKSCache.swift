@@ -4,7 +4,7 @@ import Logging
 
 /// A provider's signing keys, cached per `Cache-Control: max-age`.
 ///
-/// Rules (SPEC §3): a fetch happens when the cache is empty or expired, or when a token names a `kid`
+/// Rules: a fetch happens when the cache is empty or expired, or when a token names a `kid`
 /// the cache does not know (key rotation) — but never more than once per `minimumRefetchInterval`, so a
 /// flood of tokens with made-up `kid`s cannot turn chatterd into a traffic amplifier. When a fetch
 /// fails, the last good keys stay in use. Concurrent callers share one in-flight fetch.

@@ -15,9 +15,10 @@ struct TokenClaims: JWTPayload {
     var emailVerified: Bool?
     var nonce: String?
     var events: String?
+    var jti: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, azp, exp, iat, nbf, name, email, nonce, events
+        case iss, sub, aud, azp, exp, iat, nbf, name, email, nonce, events, jti
         case emailVerified = "email_verified"
     }
 
@@ -38,6 +39,7 @@ struct TokenClaims: JWTPayload {
         email = try? c.decodeIfPresent(String.self, forKey: .email)
         nonce = try? c.decodeIfPresent(String.self, forKey: .nonce)
         events = try? c.decodeIfPresent(String.self, forKey: .events)
+        jti = try? c.decodeIfPresent(String.self, forKey: .jti)
         // Apple sent `email_verified` as the string "true"/"false" for years; newer tokens send a boolean.
         if let flag = try? c.decodeIfPresent(Bool.self, forKey: .emailVerified) {
             emailVerified = flag

@@ -60,6 +60,9 @@ public struct VerifiedIdentity: Sendable, Equatable {
     public var nonce: String?
     /// Apple's server-to-server notifications carry their event here, as JSON text.
     public var events: String?
+    /// The token's own id and end, by which a processed notification is recognised when it comes again.
+    public var tokenID: String? = nil
+    public var expiresAt: Double? = nil
 }
 
 /// Whether and how a sign-in's nonce is checked.

@@ -44,7 +44,7 @@ public struct LogMailTransport: MailTransport {
         let recipient = try message.recipient.redacted
         let metadata: Logger.Metadata = ["mail.subject": "\(message.subject)", "mail.file": "\(path)"]
         if let code = message.code {
-            // The one deliberate exception to "logs never contain a code" (SPEC §3): this transport exists
+            // The one deliberate exception to "logs never contain a code": this transport exists
             // only for development, where the log is the mailbox. Production uses SMTPMailTransport,
             // which never logs codes, bodies or credentials.
             logger.notice(">>> sign-in code for \(recipient): \(code) <<<", metadata: metadata)

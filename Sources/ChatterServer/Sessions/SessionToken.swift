@@ -2,7 +2,7 @@ import Crypto
 import ExtrasBase64
 
 /// A bearer secret handed to the client exactly once. Only its SHA-256 hash is stored, and sessions are
-/// looked up by that hash, so the secret itself is never compared or kept (SPEC §3).
+/// looked up by that hash, so the secret itself is never compared or kept.
 public struct SessionToken: Sendable {
     /// 43 base64url characters encoding 256 bits from the system CSPRNG.
     public let secret: String

@@ -130,7 +130,8 @@ public struct SessionRecord: Sendable, Equatable {
 public struct EmailCodeRecord: Sendable, Equatable {
     public var codeHash: [UInt8]
     public var expiresAt: Date
-    public var failedAttempts: Int
+    /// Guesses counted against it, right or wrong.
+    public var guesses: Int
     public var sentAt: Date
 }
 

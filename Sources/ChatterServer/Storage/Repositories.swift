@@ -48,16 +48,36 @@ public protocol SessionRepository: Sendable {
 }
 
 public protocol EmailCodeRepository: Sendable {
-    func emailCode(for email: String) async throws -> EmailCodeRecord?
-    /// Replaces any earlier code for `email`.
-    func storeEmailCode(_ record: EmailCodeRecord, for email: String) async throws
-    /// Counts a wrong guess; returns the new count.
-    func recordFailedGuess(for email: String) async throws -> Int
-    func deleteEmailCode(for email: String) async throws
+    /// The live and expired codes for `email`, oldest first.
+    func emailCodes(for email: String) async throws -> [EmailCodeRecord]
+    /// Adds a code for `email` beside any already sent (a new request never cancels an earlier code),
+    /// unless a code of the same `scope` was sent less than `cooldown` seconds before: then nothing is
+    /// added and the answer is the seconds left to wait. One conditional insert decides.
+    func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double) async throws -> Double?
+    /// One guess at `email`'s codes, counted before anything is compared: every unexpired code with fewer
+    /// than `maximumGuesses` counted gets one more, in one statement, and the hashes of those codes are
+    /// returned. However many guesses arrive at once, no code is compared more than `maximumGuesses` times.
+    func takeGuess(for email: String, maximumGuesses: Int, at: Date) async throws -> [[UInt8]]
+    /// Removes the code of `email` whose hash is `codeHash`, and with it every other code for `email`.
+    /// True only for the one request that removed it.
+    func consumeEmailCode(for email: String, codeHash: [UInt8]) async throws -> Bool
+}
+
+public protocol DeviceTokenRepository: Sendable {
+    func storeDeviceToken(hash: [UInt8], email: String, at: Date) async throws
+    /// The address the device token hashing to `hash` was issued for.
+    func deviceTokenEmail(hash: [UInt8]) async throws -> String?
+}
+
+public protocol NotificationRepository: Sendable {
+    /// Remembers a processed notification until `expiresAt`; false when `jti` was already remembered.
+    func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool
 }
 
 public protocol RateLimitRepository: Sendable {
-    /// Adds one to the fixed window counter `key` and returns the count in the current window.
+    /// Adds one to the fixed window counter `key` and returns the count in the current window, this hit
+    /// included. One statement: of concurrent hits each sees its own count, so "count > limit" refuses
+    /// exactly the hits past the limit.
     func hit(_ key: String, window: Double, at: Date) async throws -> Int
     /// The count in the current window without adding to it.
     func count(_ key: String, window: Double, at: Date) async throws -> Int
@@ -78,6 +98,7 @@ public protocol AuditRepository: Sendable {
 }
 
 public protocol ChattRepository: Sendable {
+    /// Throws `StoreError.userGone` when the author was deleted meanwhile.
     func addChatt(_ chatt: Chatt) async throws
     /// Every chatt, oldest first.
     func allChatts() async throws -> [Chatt]
@@ -88,7 +109,7 @@ public protocol ChattRepository: Sendable {
 
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
-    RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository
+    DeviceTokenRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository
 {
     func close() async throws
 }

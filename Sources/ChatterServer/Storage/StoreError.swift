@@ -2,6 +2,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     /// The database was written by a newer chatterd; opening it could corrupt data that version relies on.
     case newerSchema(found: Int, supported: Int)
     case corruptRow(String)
+    /// The row names a user that no longer exists (deleted while the request ran).
+    case userGone
 
     public var description: String {
         switch self {
@@ -9,6 +11,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             "the database has schema version \(found), but this chatterd understands versions up to \(supported); run a newer chatterd or restore a backup"
         case .corruptRow(let what):
             "a stored row could not be read: \(what)"
+        case .userGone:
+            "the user no longer exists"
         }
     }
 }

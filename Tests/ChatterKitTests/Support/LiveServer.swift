@@ -4,12 +4,11 @@ import ChatterKit
 import Crypto
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import Synchronization
 import Testing
 
-/// A live chatterd on loopback, as the server tests start it: HummingbirdTesting's live mode, a real
+/// A live chatterd on loopback, as the server tests start it (`LiveService`, stopped gracefully), a real
 /// SQLite file in a temporary directory, Google's and Apple's keys from local JWKS listeners, mail caught
 /// in memory. Clients talk to it over real HTTP (or HTTPS with its development certificate).
 struct LiveServer: Sendable {
@@ -64,11 +63,11 @@ struct LiveServer: Sendable {
                         // chatterd's routes without its StoreService: the test owns the store and closes it below,
                         // and a periodic purge racing the shutdown can only make a test flaky.
                         let router = courseOnly ? courseRouter(services) : ChatterApp.router(configuration: config, services: services)
-                        let app = Application(
-                            router: router, server: transport.server,
-                            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-                        try await app.test(.live) { client in
-                            let port = try #require(client.port)
+                        try await LiveService.run(logger: logger, { onServerRunning in
+                            Application(
+                                router: router, server: transport.server,
+                                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
+                        }) { port in
                             let certificate = tls ? directory + "/chatterd.crt" : nil
                             let pin = try certificate.map { try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: $0, encoding: .utf8)) }
                             try await body(LiveServer(

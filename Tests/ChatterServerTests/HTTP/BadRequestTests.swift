@@ -2,7 +2,6 @@ import ChatterTestSupport
 import ChatterWire
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 @testable import ChatterServer

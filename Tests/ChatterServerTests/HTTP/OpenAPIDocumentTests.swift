@@ -13,7 +13,7 @@ import Testing
     static let expectedOperations: Set<String> = [
         "GET /health",
         "GET \(NativePath.openAPI)",
-        // The course API (SPEC §2).
+        // The course API.
         "GET /getchatts",
         "POST /postchatt",
         "POST /adduser",

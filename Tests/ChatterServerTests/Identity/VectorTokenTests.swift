@@ -3,7 +3,7 @@ import Testing
 
 @testable import ChatterServer
 
-/// Real Google-signed tokens from ../shared/vectors, verified offline with the clock pinned.
+/// Real Google-signed tokens from the test fixtures, verified offline with the clock pinned.
 @Suite struct VectorTokenTests {
     static let googleVectors = [
         ("google/google_a06af0b68a21_1698271431.jwt", "google/google_a06af0b68a21_1698271431.jwks.json"),

@@ -209,18 +209,44 @@ extension ChatterStore {
         }
     }
 
+    func code(_ hash: UInt8, sentAt offset: Double = 0) -> EmailCodeRecord {
+        EmailCodeRecord(codeHash: [hash], expiresAt: now.addingTimeInterval(600), guesses: 0, sentAt: now.addingTimeInterval(offset))
+    }
+
     @Test(arguments: StoreBackend.allCases)
-    func emailCodesCountGuessesAndAreReplaced(backend: StoreBackend) async throws {
+    func emailCodesCountGuessesBeforeComparingAndWorkOnce(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let record = EmailCodeRecord(codeHash: [1], expiresAt: now.addingTimeInterval(600), failedAttempts: 0, sentAt: now)
-            try await store.storeEmailCode(record, for: "a@example.com")
-            #expect(try await store.recordFailedGuess(for: "a@example.com") == 1)
-            #expect(try await store.recordFailedGuess(for: "a@example.com") == 2)
-            try await store.storeEmailCode(EmailCodeRecord(codeHash: [2], expiresAt: now, failedAttempts: 0, sentAt: now), for: "a@example.com")
-            #expect(try await store.emailCode(for: "a@example.com")?.codeHash == [2])
-            #expect(try await store.emailCode(for: "a@example.com")?.failedAttempts == 0)
-            try await store.deleteEmailCode(for: "a@example.com")
-            #expect(try await store.emailCode(for: "a@example.com") == nil)
+            let first = try await store.storeEmailCode(code(1), for: "a@example.com", scope: "address", cooldown: 60)
+            let tooSoon = try await store.storeEmailCode(code(9, sentAt: 20), for: "a@example.com", scope: "address", cooldown: 60)
+            let ownScope = try await store.storeEmailCode(code(2, sentAt: 20), for: "a@example.com", scope: "device:d", cooldown: 60)
+            #expect(first == nil)
+            #expect(tooSoon == 40, "cooldown")
+            #expect(ownScope == nil, "a device's codes have their own cooldown")
+            #expect(try await store.emailCodes(for: "a@example.com").map(\.codeHash) == [[1], [2]], "a second code does not replace the first")
+            for _ in 1...3 { #expect(try await store.takeGuess(for: "a@example.com", maximumGuesses: 3, at: now) == [[1], [2]]) }
+            #expect(try await store.takeGuess(for: "a@example.com", maximumGuesses: 3, at: now).isEmpty, "each code had its 3 guesses")
+            #expect(try await store.emailCodes(for: "a@example.com").map(\.guesses) == [3, 3])
+            #expect(try await store.takeGuess(for: "b@example.com", maximumGuesses: 3, at: now).isEmpty)
+            let afterCooldown = try await store.storeEmailCode(code(3, sentAt: 61), for: "a@example.com", scope: "address", cooldown: 60)
+            #expect(afterCooldown == nil)
+            #expect(try await store.takeGuess(for: "a@example.com", maximumGuesses: 3, at: now.addingTimeInterval(600)).isEmpty, "expired")
+            #expect(try await store.consumeEmailCode(for: "a@example.com", codeHash: [9]) == false)
+            #expect(try await store.consumeEmailCode(for: "a@example.com", codeHash: [3]) == true)
+            #expect(try await store.consumeEmailCode(for: "a@example.com", codeHash: [3]) == false, "single use")
+            #expect(try await store.emailCodes(for: "a@example.com").isEmpty, "a used code takes the address's other codes with it")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deviceTokensAndNotificationsAreRemembered(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await store.storeDeviceToken(hash: [4], email: "a@example.com", at: now)
+            #expect(try await store.deviceTokenEmail(hash: [4]) == "a@example.com")
+            #expect(try await store.deviceTokenEmail(hash: [5]) == nil)
+            #expect(try await store.markNotificationSeen(jti: "j1", expiresAt: now.addingTimeInterval(60)) == true)
+            #expect(try await store.markNotificationSeen(jti: "j1", expiresAt: now.addingTimeInterval(60)) == false)
+            try await store.purgeStaleRecords(before: now.addingTimeInterval(61))
+            #expect(try await store.markNotificationSeen(jti: "j1", expiresAt: now.addingTimeInterval(120)) == true, "forgotten once expired")
         }
     }
 
@@ -241,11 +267,11 @@ extension ChatterStore {
         try await backend.withStore { store in
             _ = try await store.hit("old", window: 60, at: now)
             _ = try await store.hit("new", window: 60, at: now.addingTimeInterval(100))
-            try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, failedAttempts: 0, sentAt: now), for: "a@example.com")
+            _ = try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "a@example.com", scope: "address", cooldown: 60)
             try await store.purgeStaleRecords(before: now.addingTimeInterval(50))
             #expect(try await store.count("old", window: 1000, at: now.addingTimeInterval(100)) == 0)
             #expect(try await store.count("new", window: 1000, at: now.addingTimeInterval(100)) == 1)
-            #expect(try await store.emailCode(for: "a@example.com") == nil)
+            #expect(try await store.emailCodes(for: "a@example.com").isEmpty)
         }
     }
 
@@ -271,7 +297,7 @@ extension ChatterStore {
             try await store.createSession(new)
             _ = try await store.rotate(rotation(refresh, at: 1).0)
             try await store.addChatt(Chatt(name: "Ada", message: "bye", time: now, userID: user.id))
-            try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, failedAttempts: 0, sentAt: now), for: "ada@example.com")
+            _ = try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "ada@example.com", scope: "address", cooldown: 60)
             try await store.storeHandoff(codeHash: [7], userID: user.id, expiresAt: now.addingTimeInterval(60))
             let bystander = try await store.signIn(IdentityKey(issuer: "x", subject: "b"))
             try await store.addChatt(Chatt(name: "B", message: "stays", time: now, userID: bystander.id))
@@ -281,7 +307,7 @@ extension ChatterStore {
             #expect(try await store.identities(of: user.id).isEmpty)
             #expect(try await store.passwordHash(userID: user.id) == nil)
             #expect(try await store.sessions(of: user.id).isEmpty)
-            #expect(try await store.emailCode(for: "ada@example.com") == nil)
+            #expect(try await store.emailCodes(for: "ada@example.com").isEmpty)
             #expect(try await store.redeemHandoff(codeHash: [7], at: now) == nil)
             #expect(try await store.allChatts().map(\.message) == ["stays"])
             #expect(try await store.userCount() == 1)

@@ -2,13 +2,12 @@ import ChatterTestSupport
 import ChatterWire
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import Testing
 
 @testable import ChatterServer
 
-/// A live chatterd on loopback (HummingbirdTesting's live mode) over a real SQLite file, with Google's key
+/// A live chatterd on loopback (`LiveService`, stopped gracefully) over a real SQLite file, with Google's key
 /// endpoint replaced by a local JWKS listener serving the test issuer's key.
 struct Harness: Sendable {
     static let appleClientID = "com.example.chatter"
@@ -20,7 +19,7 @@ struct Harness: Sendable {
     let store: SQLiteStore
     let services: ChatterServices
     let mail: CapturingMail
-    let client: any TestClientProtocol
+    let client: LiveClient
 
     static func run(
         in directory: String? = nil, clock: TestClock = TestClock(), issuer: TestIssuer? = nil,
@@ -63,34 +62,37 @@ struct Harness: Sendable {
                     provider: .apple(clientIDs: config.appleClientIDs),
                     keys: JWKSCache(source: appleKeys ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
                 mail: mailTransport ?? mail, configuration: config, hasher: hasher ?? PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
-            let app = ChatterApp.application(configuration: config, services: services, logger: logger)
-            try await app.test(.live) { client in
-                try await body(Harness(
-                    clock: clock, issuer: issuer, appleIssuer: appleIssuer, store: store, services: services, mail: mail, client: client))
+            try await LiveService.run(logger: logger, { onServerRunning in
+                ChatterApp.application(configuration: config, services: services, onServerRunning: onServerRunning, logger: logger)
+            }) { port in
+                try await LiveClient.with(baseURL: "http://127.0.0.1:\(port)") { client in
+                    try await body(Harness(
+                        clock: clock, issuer: issuer, appleIssuer: appleIssuer, store: store, services: services, mail: mail, client: client))
+                }
             }
         }
     }
 
     // MARK: requests
 
-    func post(_ path: String, json: String, bearer: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    func post(_ path: String, json: String, bearer: String? = nil, headers extra: HTTPFields = [:]) async throws -> LiveResponse {
         var headers: HTTPFields = [.contentType: "application/json", .userAgent: Self.userAgent]
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
         headers.append(contentsOf: extra)
         return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: json))
     }
 
-    func post(_ path: String, _ value: some Encodable, bearer: String? = nil) async throws -> TestResponse {
+    func post(_ path: String, _ value: some Encodable, bearer: String? = nil) async throws -> LiveResponse {
         try await post(path, json: String(decoding: try JSONEncoder().encode(value), as: UTF8.self), bearer: bearer)
     }
 
-    func get(_ path: String, bearer: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    func get(_ path: String, bearer: String? = nil, headers extra: HTTPFields = [:]) async throws -> LiveResponse {
         var headers = extra
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
         return try await client.execute(uri: path, method: .get, headers: headers)
     }
 
-    func delete(_ path: String, bearer: String? = nil) async throws -> TestResponse {
+    func delete(_ path: String, bearer: String? = nil) async throws -> LiveResponse {
         var headers: HTTPFields = [:]
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
         return try await client.execute(uri: path, method: .delete, headers: headers)
@@ -112,7 +114,7 @@ struct Harness: Sendable {
         return try #require(await mail.lastCode(to: email.lowercased()))
     }
 
-    func error(_ response: TestResponse) throws -> ErrorBody {
+    func error(_ response: LiveResponse) throws -> ErrorBody {
         try decode(ErrorBody.self, response)
     }
 
@@ -124,7 +126,7 @@ struct Harness: Sendable {
         return try decode(AddUserResponse.self, response)
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ response: LiveResponse) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(buffer: response.body))
     }
 

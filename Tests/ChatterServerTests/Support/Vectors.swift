@@ -1,14 +1,11 @@
 import Foundation
 
-/// The shared, provider-signed test vectors (`../shared/vectors` beside the project root), read in
-/// place and never copied into the repository. `CHATTER_VECTORS` overrides the location.
+/// Provider-signed test vectors, kept byte for byte under `Tests/ChatterServerTests/Fixtures/vectors`
+/// (sources and licences in its README) and read in place.
 enum Vectors {
-    static let root: URL = {
-        if let custom = ProcessInfo.processInfo.environment["CHATTER_VECTORS"] { return URL(fileURLWithPath: custom) }
-        let projectRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return projectRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
-    }()
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/vectors")
 
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 

@@ -3,7 +3,7 @@ import Foundation
 import Security
 #endif
 
-/// Secrets as Keychain generic-password items (SPEC §5): this device only, never synchronized, readable
+/// Secrets as Keychain generic-password items: this device only, never synchronized, readable
 /// after first unlock by default, optionally behind user presence or the current biometry set. The
 /// Security calls come in through `KeychainFunctions`, so this code (query building and status mapping)
 /// is compiled and tested on Linux against a stand-in, and runs against the real framework on Apple.

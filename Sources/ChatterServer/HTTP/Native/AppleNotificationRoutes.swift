@@ -29,6 +29,14 @@ struct AppleNotificationRoutes {
         guard let json = verified.events, let event = try? JSONDecoder().decode(Event.self, from: Data(json.utf8)) else {
             throw APIError.unprocessable("The notification has no readable \"events\" claim.")
         }
+        // Apple may deliver a notification again, and anyone who saw one could replay it: each is acted on
+        // once, remembered by its `jti` (or, lacking one, its digest) until it expires.
+        let id = verified.tokenID ?? SessionToken.hash(body.payload).map { String(format: "%02x", $0) }.joined()
+        let expires = Date(timeIntervalSince1970: min(verified.expiresAt ?? 0, services.now().timeIntervalSince1970 + 86_400 * 30))
+        guard try await services.store.markNotificationSeen(jti: id, expiresAt: max(expires, services.now().addingTimeInterval(86_400))) else {
+            context.logger.info("ignored an Apple notification already processed")
+            return JSONResponse.make(EmptyResponse())
+        }
         let key = IdentityKey(issuer: verified.issuer, subject: event.sub)
         let user = try await services.store.user(for: key)
         let client = context.client(request)

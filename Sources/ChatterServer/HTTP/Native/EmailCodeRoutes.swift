@@ -15,7 +15,8 @@ struct EmailCodeRoutes {
     func requestCode(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(EmailCodeRequest.self, context: context)
         let email = try Self.address(body.email)
-        let answer = try await Self.send(services, to: email, purpose: .signIn, client: context.client(request))
+        let device = try await services.devices.device(body.deviceToken, for: email)
+        let answer = try await Self.send(services, to: email, purpose: .signIn, client: context.client(request), device: device)
         return JSONResponse.make(answer, status: .accepted)
     }
 
@@ -27,7 +28,8 @@ struct EmailCodeRoutes {
         let claims = IdentityClaims(key: .email(email), email: email, emailVerified: true)
         // A new account has only its address to go by: its local part is a better name than "Profile NA".
         return try await SignIn(services: services).complete(
-            claims, method: "email", client: client, fallbackName: String(email.split(separator: "@")[0].prefix(Limits.nameCharacters)))
+            claims, method: "email", client: client, fallbackName: String(email.split(separator: "@")[0].prefix(Limits.nameCharacters)),
+            deviceFor: email)
     }
 
     static func address(_ raw: String) throws -> String {
@@ -37,9 +39,11 @@ struct EmailCodeRoutes {
         return email
     }
 
-    static func send(_ services: ChatterServices, to email: String, purpose: EmailCodeService.Purpose, client: ClientInfo) async throws -> EmailCodeResponse {
+    static func send(
+        _ services: ChatterServices, to email: String, purpose: EmailCodeService.Purpose, client: ClientInfo, device: DeviceTokens.Device? = nil
+    ) async throws -> EmailCodeResponse {
         do {
-            return try await services.codes.send(to: email, purpose: purpose, client: client)
+            return try await services.codes.send(to: email, purpose: purpose, client: client, device: device)
         } catch EmailCodeService.Failure.limited(let seconds) {
             throw APIError.tooMany(retryAfter: seconds, "Wait \(seconds) seconds before asking for another code.")
         }

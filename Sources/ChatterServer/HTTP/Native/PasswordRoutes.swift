@@ -17,6 +17,8 @@ struct PasswordRoutes {
         router.post(RouterPath(NativePath.passwordChange)) { request, context in try await change(request, context) }
     }
 
+    /// Sign-up on an address that already has a password is a reset: the code proved the address, so
+    /// the new password replaces the old one and every other session of the account ends, audited.
     func signUp(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(PasswordSignUpRequest.self, context: context)
         let email = try EmailCodeRoutes.address(body.email)
@@ -31,15 +33,19 @@ struct PasswordRoutes {
         let user = try await services.store.signIn(
             IdentityClaims(key: .email(email), displayName: body.displayName == nil ? nil : display, email: email, emailVerified: true),
             fallbackName: display, at: services.now())
-        try await services.store.setPasswordHash(hash, userID: user.id, at: services.now())
-        return try await SignIn(services: services).start(user, method: "password", client: client)
+        try await setPassword(hash, for: user, client: client, replacing: .signUp)
+        return try await SignIn(services: services).start(user, method: "password", client: client, deviceFor: email)
     }
 
+    /// Every attempt is counted before the password is hashed; a device that signed in to the address
+    /// before draws on its own allowance (see `SignInThrottle`).
     func signIn(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(PasswordSignInRequest.self, context: context)
         let client = context.client(request)
-        let email = EmailAddress.normalize(body.email) ?? body.email.lowercased()
-        if let wait = try await services.throttle.delay(email: email, ip: client.ip) {
+        // No account can have an invalid address, so refusing it at once tells an attacker nothing.
+        guard let email = EmailAddress.normalize(body.email) else { throw Self.wrongCredentials }
+        let device = try await services.devices.device(body.deviceToken, for: email)
+        if let wait = try await services.throttle.admit(account: "email:\(email)", ip: client.ip, device: device) {
             throw APIError.tooMany(retryAfter: wait, "Too many failed sign-ins; try again later or sign in with an emailed code.")
         }
         guard body.password.utf8.count <= services.rules.maximumBytes else { throw Self.wrongCredentials }
@@ -47,12 +53,10 @@ struct PasswordRoutes {
         let stored = try await user.asyncMap { try await services.store.passwordHash(userID: $0.id) } ?? nil
         let matches = try await verified(body.password, against: stored)
         guard matches, let user else {
-            try await services.throttle.failed(email: email, ip: client.ip)
             await services.audit.record(.signInFailed, user: stored == nil ? nil : user?.id, method: "password", client: client)
             throw Self.wrongCredentials
         }
-        try await services.throttle.succeeded(email: email)
-        return try await SignIn(services: services).start(user, method: "password", client: client)
+        return try await SignIn(services: services).start(user, method: "password", client: client, deviceFor: email)
     }
 
     /// "Forgot password": the emailed code proves the address; every session of the account ends.
@@ -66,30 +70,47 @@ struct PasswordRoutes {
         let user = try await services.store.signIn(
             IdentityClaims(key: .email(email), email: email, emailVerified: true),
             fallbackName: String(email.split(separator: "@")[0]), at: services.now())
-        try await services.store.setPasswordHash(hash, userID: user.id, at: services.now())
-        try await services.store.revokeSessions(of: user.id, except: nil)
-        try await services.throttle.succeeded(email: email)
-        await services.audit.record(.passwordReset, user: user.id, method: "password", client: client)
-        return try await SignIn(services: services).start(user, method: "password", client: client)
+        try await setPassword(hash, for: user, client: client, replacing: .reset)
+        return try await SignIn(services: services).start(user, method: "password", client: client, deviceFor: email)
     }
 
-    /// Signed in; revokes the user's other sessions.
+    enum Replacement { case signUp, reset }
+
+    /// Sets `user`'s password. Replacing one (a reset, or a sign-up on an address that had one) ends
+    /// every session of the account and is audited as a reset.
+    func setPassword(_ hash: String, for user: User, client: ClientInfo, replacing: Replacement) async throws {
+        let had = try await services.store.passwordHash(userID: user.id) != nil
+        try await services.store.setPasswordHash(hash, userID: user.id, at: services.now())
+        guard had || replacing == .reset else { return }
+        let revoked = try await services.store.revokeSessions(of: user.id, except: nil)
+        await services.audit.record(
+            .passwordReset, user: user.id, method: "password", client: client,
+            detail: "\(replacing == .signUp ? "sign-up on an address with a password" : "reset"); revoked \(revoked) sessions")
+    }
+
+    /// Signed in; revokes the user's other sessions. Attempts are throttled like sign-ins (counted before
+    /// hashing), and a wrong current password is audited.
     func change(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (session, _) = try await authenticator.require(request)
         let body = try await request.decodeJSON(PasswordChangeRequest.self, context: context)
+        let client = context.client(request)
         let identities = try await services.store.identities(of: session.user.id)
         let email = identities.first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject
         try check(body.newPassword, email: email)
+        if let wait = try await services.throttle.admit(account: "user:\(session.user.id.uuidString)", ip: client.ip, device: nil) {
+            throw APIError.tooMany(retryAfter: wait, "Too many wrong passwords; try again later or reset the password with an emailed code.")
+        }
         let stored = try await services.store.passwordHash(userID: session.user.id)
         guard body.currentPassword.utf8.count <= services.rules.maximumBytes,
             try await verified(body.currentPassword, against: stored), stored != nil
         else {
+            await services.audit.record(.passwordChangeFailed, user: session.user.id, method: "password", client: client)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
         }
         try await services.store.setPasswordHash(try await hashed(body.newPassword), userID: session.user.id, at: services.now())
         let revoked = try await services.store.revokeSessions(of: session.user.id, except: session.sessionID)
         await services.audit.record(
-            .passwordChanged, user: session.user.id, method: "password", client: context.client(request), detail: "revoked \(revoked) other sessions")
+            .passwordChanged, user: session.user.id, method: "password", client: client, detail: "revoked \(revoked) other sessions")
         return Response(status: .noContent)
     }
 

@@ -63,13 +63,17 @@ struct ProviderRoutes {
 struct SignIn {
     let services: ChatterServices
 
-    func complete(_ claims: IdentityClaims, method: String, client: ClientInfo, fallbackName: String = CourseRoutes.missingName) async throws -> Response {
+    func complete(
+        _ claims: IdentityClaims, method: String, client: ClientInfo, fallbackName: String = CourseRoutes.missingName, deviceFor email: String? = nil
+    ) async throws -> Response {
         let user = try await services.store.signIn(claims, fallbackName: fallbackName, at: services.now())
-        return try await start(user, method: method, client: client)
+        return try await start(user, method: method, client: client, deviceFor: email)
     }
 
-    func start(_ user: User, method: String, client: ClientInfo) async throws -> Response {
-        let response = try await services.sessions.start(user: user, method: method, client: client, profile: try await services.profile(user))
+    /// `deviceFor`: the address this sign-in proved, for which the device gets a device token.
+    func start(_ user: User, method: String, client: ClientInfo, deviceFor email: String? = nil) async throws -> Response {
+        var response = try await services.sessions.start(user: user, method: method, client: client, profile: try await services.profile(user))
+        if let email { response.deviceToken = try await services.devices.issue(for: email) }
         await services.audit.record(.signIn, user: user.id, method: method, client: client)
         return JSONResponse.make(response)
     }

@@ -109,5 +109,68 @@ enum SQLiteMigrations {
             )
             """,
         ],
+        // 2: Google identities under one issuer spelling (merging users split by the two spellings);
+        // several live codes per address; device tokens; processed Apple notifications.
+        [
+            """
+            CREATE TEMP TABLE google_merge AS
+                SELECT DISTINCT d.user_id AS from_user, k.user_id AS to_user
+                FROM identities d JOIN identities k ON k.subject = d.subject
+                WHERE d.issuer = 'accounts.google.com' AND k.issuer = 'https://accounts.google.com' AND d.user_id <> k.user_id
+            """,
+            """
+            DELETE FROM identities WHERE issuer = 'accounts.google.com'
+                AND subject IN (SELECT subject FROM identities WHERE issuer = 'https://accounts.google.com')
+            """,
+            "UPDATE identities SET issuer = 'https://accounts.google.com' WHERE issuer = 'accounts.google.com'",
+            """
+            UPDATE identities SET user_id = (SELECT to_user FROM google_merge WHERE from_user = identities.user_id)
+                WHERE user_id IN (SELECT from_user FROM google_merge)
+            """,
+            """
+            UPDATE sessions SET user_id = (SELECT to_user FROM google_merge WHERE from_user = sessions.user_id)
+                WHERE user_id IN (SELECT from_user FROM google_merge)
+            """,
+            """
+            UPDATE chatts SET user_id = (SELECT to_user FROM google_merge WHERE from_user = chatts.user_id)
+                WHERE user_id IN (SELECT from_user FROM google_merge)
+            """,
+            """
+            INSERT OR IGNORE INTO passwords (user_id, hash, updated_at)
+                SELECT m.to_user, p.hash, p.updated_at FROM passwords p JOIN google_merge m ON m.from_user = p.user_id
+            """,
+            "DELETE FROM users WHERE id IN (SELECT from_user FROM google_merge)",
+            "DROP TABLE google_merge",
+            // A stranger asking for a code must not cancel the owner's: each code is its own row.
+            "DROP TABLE email_codes",
+            """
+            CREATE TABLE email_codes (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                email TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                code_hash BLOB NOT NULL,
+                expires_at REAL NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                sent_at REAL NOT NULL
+            )
+            """,
+            "CREATE INDEX email_codes_by_email ON email_codes(email, scope, sent_at)",
+            // A device that signed in to an address before: its own allowance of password and code attempts.
+            """
+            CREATE TABLE device_tokens (
+                hash BLOB PRIMARY KEY,
+                email TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                last_used_at REAL NOT NULL
+            )
+            """,
+            "CREATE INDEX device_tokens_by_email ON device_tokens(email)",
+            """
+            CREATE TABLE seen_notifications (
+                jti TEXT PRIMARY KEY,
+                expires_at REAL NOT NULL
+            )
+            """,
+        ],
     ]
 }

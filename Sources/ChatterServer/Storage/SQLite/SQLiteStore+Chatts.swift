@@ -4,7 +4,12 @@ import SQLiteNIO
 extension SQLiteStore {
     /// Batched with concurrent posts; rows keep the order they were submitted in, and so their `seq` order.
     public func addChatt(_ chatt: Chatt) async throws {
-        try await chattInserts.insert(chatt)
+        do {
+            try await chattInserts.insert(chatt)
+        } catch let error as SQLiteError where error.reason == .constraint && chatt.userID != nil {
+            // The author's account was deleted while they posted: its foreign key is all that failed.
+            throw StoreError.userGone
+        }
     }
 
     static let chattColumns = ["id", "user_id", "name", "message", "created_at"]

@@ -3,33 +3,67 @@ import SQLiteNIO
 
 // None of these tables says anything about a session, so their writes keep the session cache.
 extension SQLiteStore {
-    public func emailCode(for email: String) async throws -> EmailCodeRecord? {
-        guard let row = try await reader.query(
-            "SELECT code_hash, expires_at, failed_attempts, sent_at FROM email_codes WHERE email = ?", [.text(email)]
-        ).first, let hash = row.column("code_hash")?.blob else { return nil }
-        return EmailCodeRecord(
-            codeHash: Array(hash.readableBytesView), expiresAt: try row.date("expires_at"),
-            failedAttempts: row.column("failed_attempts")?.integer ?? 0, sentAt: try row.date("sent_at"))
+    public func emailCodes(for email: String) async throws -> [EmailCodeRecord] {
+        try await reader.query(
+            "SELECT code_hash, expires_at, attempts, sent_at FROM email_codes WHERE email = ? ORDER BY id", [.text(email)]
+        ).map { row in
+            EmailCodeRecord(
+                codeHash: Array(row.column("code_hash")?.blob?.readableBytesView ?? []), expiresAt: try row.date("expires_at"),
+                guesses: row.column("attempts")?.integer ?? 0, sentAt: try row.date("sent_at"))
+        }
     }
 
-    public func storeEmailCode(_ record: EmailCodeRecord, for email: String) async throws {
-        _ = try await write(
+    public func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double) async throws -> Double? {
+        let stored = try await write(
             """
-            INSERT INTO email_codes (email, code_hash, expires_at, failed_attempts, sent_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT(email) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at,
-                failed_attempts = excluded.failed_attempts, sent_at = excluded.sent_at
-            """, [.text(email), .bytes(record.codeHash), .time(record.expiresAt), .integer(record.failedAttempts), .time(record.sentAt)],
+            INSERT INTO email_codes (email, scope, code_hash, expires_at, attempts, sent_at)
+            SELECT ?1, ?2, ?3, ?4, ?5, ?6
+            WHERE NOT EXISTS (SELECT 1 FROM email_codes WHERE email = ?1 AND scope = ?2 AND sent_at > ?6 - ?7)
+            RETURNING id
+            """,
+            [.text(email), .text(scope), .bytes(record.codeHash), .time(record.expiresAt), .integer(record.guesses), .time(record.sentAt),
+             .float(cooldown)],
             keepsSessionCache: true)
+        guard stored.isEmpty else { return nil }
+        // Refused: how long is left only shapes the message.
+        let last = try await reader.query(
+            "SELECT max(sent_at) AS last FROM email_codes WHERE email = ? AND scope = ?", [.text(email), .text(scope)]
+        ).first?.column("last")?.double
+        return max(1, (last ?? record.sentAt.timeIntervalSince1970) + cooldown - record.sentAt.timeIntervalSince1970)
     }
 
-    public func recordFailedGuess(for email: String) async throws -> Int {
+    public func takeGuess(for email: String, maximumGuesses: Int, at now: Date) async throws -> [[UInt8]] {
         try await write(
-            "UPDATE email_codes SET failed_attempts = failed_attempts + 1 WHERE email = ? RETURNING failed_attempts", [.text(email)],
-            keepsSessionCache: true).first?.column("failed_attempts")?.integer ?? 0
+            "UPDATE email_codes SET attempts = attempts + 1 WHERE email = ? AND expires_at > ? AND attempts < ? RETURNING code_hash",
+            [.text(email), .time(now), .integer(maximumGuesses)], keepsSessionCache: true
+        ).compactMap { $0.column("code_hash")?.blob.map { Array($0.readableBytesView) } }
     }
 
-    public func deleteEmailCode(for email: String) async throws {
-        _ = try await write("DELETE FROM email_codes WHERE email = ?", [.text(email)], keepsSessionCache: true)
+    public func consumeEmailCode(for email: String, codeHash: [UInt8]) async throws -> Bool {
+        try await transaction { db in
+            let removed = try await db.query(
+                "DELETE FROM email_codes WHERE email = ? AND code_hash = ? RETURNING id", [.text(email), .bytes(codeHash)])
+            guard !removed.isEmpty else { return false }
+            _ = try await db.query("DELETE FROM email_codes WHERE email = ?", [.text(email)])
+            return true
+        }
+    }
+
+    public func storeDeviceToken(hash: [UInt8], email: String, at now: Date) async throws {
+        _ = try await write(
+            "INSERT INTO device_tokens (hash, email, created_at, last_used_at) VALUES (?, ?, ?, ?)",
+            [.bytes(hash), .text(email), .time(now), .time(now)], keepsSessionCache: true)
+    }
+
+    public func deviceTokenEmail(hash: [UInt8]) async throws -> String? {
+        try await reader.query("SELECT email FROM device_tokens WHERE hash = ?", [.bytes(hash)]).first?.column("email")?.string
+    }
+
+    public func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool {
+        try await !write(
+            "INSERT INTO seen_notifications (jti, expires_at) VALUES (?, ?) ON CONFLICT(jti) DO NOTHING RETURNING jti",
+            [.text(jti), .time(expiresAt)], keepsSessionCache: true
+        ).isEmpty
     }
 
     public func hit(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -59,6 +93,7 @@ extension SQLiteStore {
             _ = try await db.query("DELETE FROM rate_limits WHERE window_start < ?", [.time(cutoff)])
             _ = try await db.query("DELETE FROM email_codes WHERE expires_at < ?", [.time(cutoff)])
             _ = try await db.query("DELETE FROM web_handoffs WHERE expires_at < ?", [.time(cutoff)])
+            _ = try await db.query("DELETE FROM seen_notifications WHERE expires_at < ?", [.time(cutoff)])
         }
     }
 

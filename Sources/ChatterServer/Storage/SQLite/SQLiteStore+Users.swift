@@ -32,11 +32,17 @@ extension SQLiteStore {
                 }
                 return try await Self.user(db, key: claims.key) ?? existing
             }
-            // Link to an existing account only when both sides' emails are verified.
+            // Link to an existing account only when both sides' emails are verified, and never to another
+            // subject of the same issuer: that is another person (an address can be reassigned). Several
+            // candidates: the oldest identity's account, so the answer never depends on row order.
             var userID: UUID?
             if claims.emailVerified, let email = claims.email {
                 userID = try await db.query(
-                    "SELECT user_id FROM identities WHERE email = ? AND email_verified = 1 LIMIT 1", [.text(email)]
+                    """
+                    SELECT user_id FROM identities WHERE email = ? AND email_verified = 1
+                        AND user_id NOT IN (SELECT user_id FROM identities WHERE issuer = ?)
+                    ORDER BY created_at, issuer, subject LIMIT 1
+                    """, [.text(email), .text(claims.key.issuer)]
                 ).first.map { try $0.uuid("user_id") }
             }
             if userID == nil {

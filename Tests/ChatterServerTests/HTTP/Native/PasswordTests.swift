@@ -5,7 +5,7 @@ import Testing
 
 @testable import ChatterServer
 
-/// Email and password sign-in (F2) and the NIST rules of SPEC §3.
+/// Email and password sign-in (F2) and NIST SP 800-63B-4 password rules.
 @Suite struct PasswordTests {
     static let good = "correct horse battery staple"
 

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Email addresses are checked before anything is stored or counted, and kept in one spelling: Unicode
+/// NFC, lower-cased, so composed and decomposed forms of an address are one account with one set of
+/// limits. Refused: more than 254 bytes (a local part over 64), control, format (zero-width), private-use,
+/// unassigned and other invisible characters, any space, and a domain that is not a valid host name.
+public enum EmailAddress {
+    public static let maximumBytes = 254
+
+    public static func normalize(_ raw: String) -> String? {
+        guard raw.utf8.count <= 4 * maximumBytes else { return nil }  // no work on megabytes
+        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().precomposedStringWithCanonicalMapping
+        guard email.utf8.count <= maximumBytes, email.unicodeScalars.allSatisfy(isVisible) else { return nil }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64, let domain = host(String(parts[1])) else { return nil }
+        return "\(parts[0])@\(domain)"
+    }
+
+    /// A character a person can see and type: no controls, format characters (zero-width joiners, marks
+    /// that change direction), private-use, unassigned or default-ignorable code points, and no spaces.
+    static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.isDefaultIgnorableCodePoint || scalar.properties.isWhitespace { return false }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .privateUse, .surrogate, .unassigned, .spaceSeparator, .lineSeparator, .paragraphSeparator: return false
+        default: return true
+        }
+    }
+
+    /// The domain checked as IDNA (UTS #46) validity rules ask: labels of 1–63 bytes, at least two, no
+    /// leading or trailing hyphen, ASCII labels letters, digits and hyphens (`xn--` labels included),
+    /// Unicode labels letters, marks and digits not starting with a combining mark, and a top-level label
+    /// that is not all digits. The ideographic full stops IDNA maps to "." are read as ".".
+    static func host(_ raw: String) -> String? {
+        let domain = String(raw.map { "。．｡".contains($0) ? "." : $0 })
+        guard domain.utf8.count <= 253 else { return nil }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy(isLabel), let last = labels.last, !last.allSatisfy(\.isASCIIDigit) else { return nil }
+        return domain
+    }
+
+    static func isLabel(_ label: Substring) -> Bool {
+        guard (1...63).contains(label.utf8.count), label.first != "-", label.last != "-" else { return false }
+        if label.allSatisfy(\.isASCII) {
+            guard label.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else { return false }
+            // "ab--" in the third and fourth places is reserved for encodings; only punycode's "xn--" is one.
+            let reserved = label.count >= 4 && label.dropFirst(2).hasPrefix("--")
+            return !reserved || (label.hasPrefix("xn--") && label.count > 4)
+        }
+        guard let first = label.unicodeScalars.first, !isCombiningMark(first) else { return false }
+        return label.unicodeScalars.allSatisfy { scalar in
+            if scalar == "-" { return true }
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber:
+                return scalar.value > 0x7F || (scalar.value >= 0x61 && scalar.value <= 0x7A) || (scalar.value >= 0x30 && scalar.value <= 0x39)
+            default:
+                return false
+            }
+        }
+    }
+
+    static func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
+        [.nonspacingMark, .spacingMark, .enclosingMark].contains(scalar.properties.generalCategory)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -147,3 +147,32 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Fuzzing (only with CHATTER_FUZZ set) ------------------------------------------------------------
+// libFuzzer targets under Fuzz/, one executable each; `.ci/fuzz` builds them with
+// `CHATTER_FUZZ=1 swift build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address` and runs them.
+// Without the variable the package is exactly as above, so `swift build` and `swift test` never see them.
+if Context.environment["CHATTER_FUZZ"] != nil {
+    let fuzzers: [(product: String, directory: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-id-token", "IDToken", []),
+        ("fuzz-jwks", "JWKS", []),
+        ("fuzz-request-bodies", "RequestBodies", [
+            "ChatterWire", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        ("fuzz-email-address", "EmailAddress", []),
+        ("fuzz-cookies", "Cookies", [
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
+        ("fuzz-forwarded", "Forwarded", []),
+        ("fuzz-smtp-reply", "SMTPReply", [.product(name: "NIOCore", package: "swift-nio")]),
+    ]
+    // The libFuzzer driver call and a way to run async code from the synchronous fuzz callback.
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))
+    for fuzzer in fuzzers {
+        package.targets.append(.executableTarget(
+            name: "Fuzz" + fuzzer.directory, dependencies: ["ChatterServer", "FuzzSupport"] + fuzzer.dependencies,
+            path: "Fuzz/" + fuzzer.directory, swiftSettings: strict))
+        package.products.append(.executable(name: fuzzer.product, targets: ["Fuzz" + fuzzer.directory]))
+    }
+}
+// MARK: - end of fuzzing ----------------------------------------------------------------------------------

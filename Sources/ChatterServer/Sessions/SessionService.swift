@@ -12,7 +12,7 @@ public struct SessionService: Sendable {
         /// And in any case this long after sign-in.
         public var absolute: Double = 90 * 24 * 3600
         /// A retired refresh token replays its rotation's answer for this long (a client retrying a lost response).
-        public var grace: Double = 30
+        public var grace: Double = 10
         /// Course API chatterIDs cannot be refreshed, so they live longer.
         public var course: Double = 24 * 3600
 

@@ -139,3 +139,18 @@ struct Harness: Sendable {
         [try await store.userCount(), try await store.sessionCount(), try await store.chattCount()]
     }
 }
+
+extension Harness {
+    /// Sends `count` requests at once, each on its own connection when the pool has one free, and
+    /// returns every answer.
+    func parallel(_ count: Int, _ request: @escaping @Sendable (Int) async throws -> LiveResponse) async throws -> [LiveResponse] {
+        try await withThrowingTaskGroup(of: LiveResponse.self) { group in
+            for index in 0..<count { group.addTask { try await request(index) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+}
+
+extension [LiveResponse] {
+    func count(_ status: HTTPResponse.Status) -> Int { filter { $0.status == status }.count }
+}

@@ -6,7 +6,7 @@ extension SQLiteStore {
     public func addChatt(_ chatt: Chatt) async throws {
         do {
             try await chattInserts.insert(chatt)
-        } catch let error as SQLiteError where error.reason == .constraint && chatt.userID != nil {
+        } catch let error as SQLiteError where [.constraint, .constraintForeignKeyFailed].contains(error.reason) && chatt.userID != nil {
             // The author's account was deleted while they posted: its foreign key is all that failed.
             throw StoreError.userGone
         }

@@ -124,12 +124,15 @@ extension SQLiteStore {
             guard let retired else { return .unknown }
             let id = try retired.uuid("id"), userID = try retired.uuid("user_id")
             let retiredAt = try retired.date("retired_at")
-            // Only the token retired by the latest rotation, and only briefly, may replay that rotation's answer.
+            // Only the token retired by the latest rotation, only briefly, and only once may replay that
+            // rotation's answer (a client whose answer was lost retries once); the box is emptied as it is
+            // handed out, so a second presentation is reuse.
             if retired.column("rotated_at")?.double == retiredAt.timeIntervalSince1970,
                 r.now.timeIntervalSince(retiredAt) <= r.graceWindow,
                 let box = retired.column("retry_box")?.blob,
                 let user = try await Self.user(db, id: userID)
             {
+                _ = try await db.query("UPDATE sessions SET retry_box = NULL WHERE id = ?", [.uuid(id)])
                 return .retry(
                     sessionID: id, user: user, retryBox: Array(box.readableBytesView),
                     accessExpiresAt: try retired.date("access_expires_at"), absoluteExpiresAt: try retired.date("absolute_expires_at"))

@@ -140,6 +140,15 @@ import Testing
             #expect(response.status == .ok)
             #expect(try await h.get(NativePath.me, bearer: token.secret).status == .unauthorized)
             #expect(try await h.store.auditEvents(userID: user.id).contains { $0.event == "apple_consent_revoked" })
+
+            // The user signs in again; the same notification, delivered again or replayed, ends nothing.
+            let again = SessionToken.generate()
+            try await h.store.createSession(NewSession(
+                userID: user.id, method: "apple", accessHash: again.hash, accessExpiresAt: clock.now.addingTimeInterval(900), refreshHash: nil,
+                createdAt: clock.now, absoluteExpiresAt: clock.now.addingTimeInterval(3600), client: ClientInfo()))
+            #expect(try await h.post(NativePath.appleNotifications, json: #"{"payload":"\#(payload)"}"#).status == .ok)
+            #expect(try await h.get(NativePath.me, bearer: again.secret).status == .ok)
+            #expect(try await h.store.auditEvents(userID: user.id).filter { $0.event == "apple_consent_revoked" }.count == 1)
         }
     }
 

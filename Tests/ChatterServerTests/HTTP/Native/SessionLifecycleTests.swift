@@ -56,6 +56,10 @@ import Testing
             #expect(retried.accessToken == rotated.accessToken)
             #expect(retried.refreshToken == rotated.refreshToken)
             #expect(try await h.get(NativePath.me, bearer: retried.accessToken).status == .ok)
+            // Once: whoever presents the retired token next is treated as a thief, and the family ends.
+            let second = try await refresh(h, first.refreshToken)
+            #expect(second.error == AuthErrorCode.refreshTokenReused)
+            #expect(try await h.get(NativePath.me, bearer: retried.accessToken).status == .unauthorized)
         }
     }
 
@@ -63,7 +67,7 @@ import Testing
         try await Harness.run { h async throws in
             let first = try await h.nativeSignIn()
             let rotated = try #require(try await refresh(h, first.refreshToken).session)
-            h.clock.advance(by: 31)
+            h.clock.advance(by: 11)
             let reuse = try await refresh(h, first.refreshToken)
             #expect(reuse.status == 401)
             #expect(reuse.error == AuthErrorCode.refreshTokenReused)

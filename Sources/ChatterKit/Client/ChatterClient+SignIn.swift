@@ -19,7 +19,7 @@ extension ChatterClient {
     }
 
     public func requestEmailCode(email: String) async throws -> EmailCodeResponse {
-        try await api.send("POST", NativePath.emailCode, body: EmailCodeRequest(email: email))
+        try await api.send("POST", NativePath.emailCode, body: EmailCodeRequest(email: email, deviceToken: await deviceToken(for: email)))
     }
 
     @discardableResult
@@ -33,7 +33,8 @@ extension ChatterClient {
 
     @discardableResult
     public func signIn(email: String, password: String) async throws -> AuthSession {
-        try await signIn(NativePath.passwordSignIn, PasswordSignInRequest(email: email, password: password), email: email)
+        let device = await deviceToken(for: email)
+        return try await signIn(NativePath.passwordSignIn, PasswordSignInRequest(email: email, password: password, deviceToken: device), email: email)
     }
 
     @discardableResult
@@ -57,8 +58,16 @@ extension ChatterClient {
     func signIn(_ path: String, _ body: some Encodable & Sendable, email: String? = nil) async throws -> AuthSession {
         let response: SessionResponse = try await api.send("POST", path, body: body)
         let session = await sessions.signIn(response)
-        // The email is a convenience; failing to keep it must not fail a sign-in that succeeded.
-        if let email { try? await sessions.store.write(Data(email.utf8), for: StoreKey.email) }
+        // The email and the device token are conveniences; failing to keep them must not fail a sign-in that succeeded.
+        if let email {
+            try? await sessions.store.write(Data(email.utf8), for: StoreKey.email)
+            if let device = response.deviceToken { try? await sessions.store.write(Data(device.utf8), for: StoreKey.device(email)) }
+        }
         return session
+    }
+
+    /// The device token kept for `email`, if this device signed in to it before.
+    func deviceToken(for email: String) async -> String? {
+        (try? await sessions.store.read(StoreKey.device(email))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
     }
 }

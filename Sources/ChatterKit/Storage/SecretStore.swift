@@ -41,4 +41,10 @@ public enum StoreKey {
     public static let email = "email"
     /// Apple's name and email from a first sign-in, kept until chatterd confirms the registration (F4).
     public static let pendingAppleRegistration = "apple.pending-registration"
+    /// The device token chatterd issued for `email`: proof that this device signed in to the address before,
+    /// which gives its password attempts and code requests an allowance no one else can use up. It outlives
+    /// sign-out on purpose.
+    public static func device(_ email: String) -> String {
+        "device." + email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().precomposedStringWithCanonicalMapping
+    }
 }

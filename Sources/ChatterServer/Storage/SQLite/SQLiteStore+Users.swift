@@ -132,6 +132,8 @@ extension SQLiteStore {
     static func deleteUser(_ db: SQLiteConnection, id: UUID) async throws {
         _ = try await db.query(
             "DELETE FROM email_codes WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL)", [.uuid(id)])
+        _ = try await db.query(
+            "DELETE FROM device_tokens WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL)", [.uuid(id)])
         _ = try await db.query("DELETE FROM chatts WHERE user_id = ?", [.uuid(id)])
         _ = try await db.query("DELETE FROM users WHERE id = ?", [.uuid(id)])
     }

@@ -4,21 +4,22 @@ import Foundation
 import NIOCore
 import NIOSSL
 
+/// The terminal client's transports: ChatterKit's, plus an end.
+protocol CLITransport: HTTPTransport {
+    func shutdown() async
+}
+
 /// ChatterKit's transport over async-http-client, for the terminal client. It can trust one given
-/// certificate (chatterd's development `chatterd.crt`) and require the server's public-key pin.
-final class AHCTransport: HTTPTransport {
+/// certificate (chatterd's development `chatterd.crt`) besides the system's roots. With a pin,
+/// `PinnedTransport` is used instead.
+final class AHCTransport: CLITransport {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    /// - Parameters:
-    ///   - certificatePath: a PEM certificate to trust besides the system's roots.
-    ///   - pinnedLeaf: a certificate whose pin was checked (see `PinCheck`); trusted like `certificatePath`.
-    init(certificatePath: String?, pinnedLeaf: NIOSSLCertificate? = nil, timeout: TimeAmount = .seconds(30)) throws {
+    /// - Parameter certificatePath: a PEM certificate to trust besides the system's roots.
+    init(certificatePath: String?, timeout: TimeAmount = .seconds(30)) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
-        var extra: [NIOSSLCertificate] = []
-        if let certificatePath { extra += try NIOSSLCertificate.fromPEMFile(certificatePath) }
-        if let pinnedLeaf { extra.append(pinnedLeaf) }
-        if !extra.isEmpty { tls.additionalTrustRoots = [.certificates(extra)] }
+        if let certificatePath { tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(certificatePath))] }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .http1Only
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

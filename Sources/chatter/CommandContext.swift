@@ -8,7 +8,7 @@ import NIOSSL
 struct CommandContext: Sendable {
     let settings: Settings
     let client: ChatterClient
-    let transport: AHCTransport
+    let transport: any CLITransport
     var console: Console { Console.current }
 
     /// Builds the context, runs `body`, shuts the HTTP client down, and turns failures into one line on
@@ -34,13 +34,16 @@ struct CommandContext: Sendable {
     }
 
     static func make(_ settings: Settings) async throws -> CommandContext {
-        var leaf: NIOSSLCertificate?
+        let transport: any CLITransport
         if let pin = settings.pin, settings.server.scheme == "https" {
-            leaf = try await withSpinner("Checking the server's certificate…") {
+            // Checked once up front for a clear refusal, then again on every connection.
+            try await withSpinner("Checking the server's certificate…") {
                 try await PinCheck.verify(host: settings.server.host!, port: settings.server.port ?? 443, expected: pin)
             }
+            transport = try PinnedTransport(pin: pin)
+        } else {
+            transport = try AHCTransport(certificatePath: settings.certificate)
         }
-        let transport = try AHCTransport(certificatePath: settings.certificate, pinnedLeaf: leaf)
         let store = await makeStore(settings)
         let api = ChatterAPI(baseURL: settings.server, transport: transport, userAgent: "chatter/\(ChatterKit.version) (terminal)")
         return CommandContext(settings: settings, client: ChatterClient(api: api, store: store), transport: transport)

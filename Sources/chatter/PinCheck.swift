@@ -3,10 +3,12 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
-/// Checks a server's public-key pin (base64 SHA-256 of the leaf's SubjectPublicKeyInfo, as chatterd prints
-/// it) with one TLS handshake before any request. async-http-client offers no per-connection verification
-/// hook, so the client then trusts exactly the leaf that matched (besides the system roots).
+/// A server's public-key pin: base64 SHA-256 of the leaf's SubjectPublicKeyInfo, as chatterd prints it.
+/// With a pin, the pin alone decides whom chatter talks to, on every connection (see `PinnedTransport`):
+/// a certificate with another key is refused during the handshake, whatever CA signed it, before a
+/// request byte is sent.
 enum PinCheck {
     struct Mismatch: Error, CustomStringConvertible {
         var expected: String
@@ -18,48 +20,63 @@ enum PinCheck {
         Data(SHA256.hash(data: try certificate.extractPublicKey().toSPKIBytes())).base64EncodedString()
     }
 
-    /// Connects to `host:port`, reads the certificate chain the server presents, and returns the leaf when
-    /// its pin is `expected`.
-    static func verify(host: String, port: Int, expected: String) async throws -> NIOSSLCertificate {
+    /// A TLS handler that accepts the server only when its leaf's pin is `expected`. Chain and name checks
+    /// are replaced by the pin: that is what pinning asks for. A mismatch is left in `outcome`.
+    static func handler(expected: String, host: String, context: NIOSSLContext, outcome: Outcome) throws -> NIOSSLClientHandler {
+        let serverName = host.first?.isNumber == true || host.contains(":") ? nil : host
+        return try NIOSSLClientHandler(context: context, serverHostname: serverName) { chain, promise in
+            let found = chain.first.flatMap { try? pin(of: $0) } ?? "(no certificate)"
+            if found == expected {
+                promise.succeed(.certificateVerified)
+            } else {
+                outcome.set(Mismatch(expected: expected, found: found))
+                promise.succeed(.failed)
+            }
+        }
+    }
+
+    /// Connects to `host:port` and completes the handshake only, so a wrong pin is reported before
+    /// anything else happens.
+    static func verify(host: String, port: Int, expected: String) async throws {
         let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+        let outcome = Outcome()
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let handshake = loop.makePromise(of: Void.self)
-        let leaf = LeafBox()
-        let serverName = host.first?.isNumber == true || host.contains(":") ? nil : host
-        let channel = try await ClientBootstrap(group: loop)
-            .connectTimeout(.seconds(10))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let waiter = HandshakeWaiter(promise: handshake)
-                    // This probe only reads the leaf; the pin decides, not the chain. Once it has the leaf
-                    // the probe is done, so it does not wait for the rest of the handshake.
-                    let tls = try NIOSSLClientHandler(context: context, serverHostname: serverName) { chain, promise in
-                        leaf.set(chain.first)
-                        promise.succeed(.certificateVerified)
-                        waiter.finish(.success(()))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: loop)
+                .connectTimeout(.seconds(10))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            try handler(expected: expected, host: host, context: context, outcome: outcome), HandshakeWaiter(promise: handshake),
+                        ])
                     }
-                    try channel.pipeline.syncOperations.addHandlers([tls, waiter])
                 }
-            }
-            .connect(host: host, port: port).get()
+                .connect(host: host, port: port).get()
+        } catch {
+            handshake.fail(error)
+            throw error
+        }
         defer { channel.close(promise: nil) }
-        try await handshake.futureResult.get()
-        guard let certificate = leaf.get() else { throw Mismatch(expected: expected, found: "(no certificate)") }
-        let found = try pin(of: certificate)
-        guard found == expected else { throw Mismatch(expected: expected, found: found) }
-        return certificate
+        do {
+            try await handshake.futureResult.get()
+        } catch {
+            throw outcome.mismatch ?? error
+        }
+    }
+
+    /// What the verification callback saw, read after the handshake.
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Mismatch?
+        func set(_ mismatch: Mismatch) { lock.withLock { value = mismatch } }
+        var mismatch: Mismatch? { lock.withLock { value } }
     }
 }
 
-private final class LeafBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: NIOSSLCertificate?
-    func set(_ certificate: NIOSSLCertificate?) { lock.withLock { value = certificate } }
-    func get() -> NIOSSLCertificate? { lock.withLock { value } }
-}
-
-/// Completes when the server's certificate has been seen or the connection failed, whichever comes
-/// first. Everything here runs on the channel's event loop, so `done` needs no lock.
+/// Completes when the handshake has finished or the connection failed, whichever comes first.
+/// Everything here runs on the channel's event loop, so `done` needs no lock.
 private final class HandshakeWaiter: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     let promise: EventLoopPromise<Void>
@@ -73,6 +90,11 @@ private final class HandshakeWaiter: ChannelInboundHandler {
         guard !done else { return }
         done = true
         promise.completeWith(result)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent { finish(.success(())) }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

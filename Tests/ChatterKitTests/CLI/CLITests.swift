@@ -261,6 +261,54 @@ import Testing
             }
         }
     }
+
+    /// The pin decides on every connection, whatever CA signed the certificate: a server whose certificate
+    /// a CA the client trusts signed for another key is refused before any request reaches it, and a
+    /// CA-signed certificate with the pinned key is accepted without trusting the CA.
+    @Test func thePinHoldsWhateverCASignedTheCertificate() async throws {
+        try await withTemporaryDirectory { directory in
+            let ca = try TestCertificateAuthority()
+            let genuine = try ca.issueServerCertificate(in: directory, label: "genuine")
+            let impostor = try ca.issueServerCertificate(in: directory, label: "impostor")
+            try await LiveServer.run(serverCertificate: (impostor.certificate, impostor.key)) { server in
+                try await withTemporaryDirectory { home in
+                    let cli = CLI(server: server, home: home)
+                    #expect(await cli.run(["chatts", "--cert", impostor.ca]).exitCode == 0, "the CA is trusted")
+                    let before = server.requests.value
+                    let refused = await cli.run(["chatts", "--cert", impostor.ca, "--pin", genuine.pin])
+                    #expect(refused.exitCode == 4)
+                    #expect(refused.errors.first?.contains("refusing to connect") == true, "\(refused.errors)")
+                    #expect(server.requests.value == before, "no request was sent")
+                }
+            }
+            try await LiveServer.run(serverCertificate: (genuine.certificate, genuine.key)) { server in
+                try await withTemporaryDirectory { home in
+                    let cli = CLI(server: server, home: home)
+                    let pinned = await cli.run(["chatts", "--pin", genuine.pin])
+                    #expect(pinned.exitCode == 0, "\(pinned.errors)")
+                    #expect(server.requests.value == 1)
+                    let login = await cli.run(["login", "--pin", genuine.pin], answer: emailCodeAnswers("ada@example.com", server: server))
+                    #expect(login.exitCode == 0, "\(login.errors)")
+                }
+            }
+        }
+    }
+
+    /// The pinned transport itself refuses a key swapped in after the first check: each connection checks.
+    @Test func everyPinnedConnectionChecksThePin() async throws {
+        try await withTemporaryDirectory { directory in
+            let ca = try TestCertificateAuthority()
+            let genuine = try ca.issueServerCertificate(in: directory, label: "genuine")
+            let impostor = try ca.issueServerCertificate(in: directory, label: "impostor")
+            try await LiveServer.run(serverCertificate: (impostor.certificate, impostor.key)) { server in
+                let transport = try PinnedTransport(pin: genuine.pin)
+                await #expect(throws: PinCheck.Mismatch.self) {
+                    try await transport.send(TransportRequest(method: "GET", url: server.baseURL.appendingPathComponent("getchatts")))
+                }
+                #expect(server.requests.value == 0)
+            }
+        }
+    }
 }
 
 extension CLI {

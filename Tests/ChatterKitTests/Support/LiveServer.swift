@@ -25,10 +25,12 @@ struct LiveServer: Sendable {
     /// With `tls`: the development certificate chatterd generated, and its public-key pin.
     let certificatePath: String?
     let pin: String?
+    /// Requests that reached chatterd's routes.
+    let requests: RequestCounter
 
     static func run(
         clock: TestClock = TestClock(), accessLifetime: Double = 300, sessionLifetime: Double = 3600, tls: Bool = false,
-        courseOnly: Bool = false, _ body: @Sendable (LiveServer) async throws -> Void
+        courseOnly: Bool = false, serverCertificate: (certificatePath: String, keyPath: String)? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
             let issuer = try TestIssuer(), appleIssuer = try TestIssuer(kid: "apple-test-key")
@@ -44,6 +46,7 @@ struct LiveServer: Sendable {
                     config.lifetimes.access = accessLifetime
                     config.bcryptCost = 4  // speed only; the server's own tests check the production cost
                     config.transport = tls ? .developmentTLS : .http
+                    if let serverCertificate { config.transport = .tls(certificatePath: serverCertificate.certificatePath, keyPath: serverCertificate.keyPath) }
                     var logger = Logger(label: "chatterd-kit-test")
                     logger.logLevel = .warning
                     let store = try await SQLiteStore.open(path: config.databasePath, logger: logger)
@@ -63,16 +66,18 @@ struct LiveServer: Sendable {
                         // chatterd's routes without its StoreService: the test owns the store and closes it below,
                         // and a periodic purge racing the shutdown can only make a test flaky.
                         let router = courseOnly ? courseRouter(services) : ChatterApp.router(configuration: config, services: services)
+                        let requests = RequestCounter()
                         try await LiveService.run(logger: logger, { onServerRunning in
                             Application(
-                                router: router, server: transport.server,
+                                responder: CountingResponder(inner: router.buildResponder(), counter: requests), server: transport.server,
                                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
                         }) { port in
-                            let certificate = tls ? directory + "/chatterd.crt" : nil
+                            let certificate = tls ? directory + "/chatterd.crt" : serverCertificate?.certificatePath
                             let pin = try certificate.map { try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: $0, encoding: .utf8)) }
                             try await body(LiveServer(
                                 clock: clock, issuer: issuer, appleIssuer: appleIssuer, appleKeys: apple, store: store, mail: mail,
-                                baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!, certificatePath: certificate, pin: pin))
+                                baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!, certificatePath: certificate, pin: pin,
+                                requests: requests))
                         }
                     } catch {
                         // Not in this (maybe cancelled) task: closing must happen whatever the test did.
@@ -155,5 +160,22 @@ final class SwitchableTransport: HTTPTransport {
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         if state.withLock({ $0 }) { throw URLError(.cannotConnectToHost) }
         return try await inner.send(request)
+    }
+}
+
+final class RequestCounter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
+}
+
+/// Counts the requests that reach the routes, to show that a refused connection sent none.
+struct CountingResponder<Inner: HTTPResponder>: HTTPResponder {
+    let inner: Inner
+    let counter: RequestCounter
+
+    func respond(to request: Request, context: Inner.Context) async throws -> Response {
+        counter.increment()
+        return try await inner.respond(to: request, context: context)
     }
 }

@@ -25,17 +25,45 @@ public struct SignInThrottle: Sendable {
         self.now = now
     }
 
-    /// Takes one attempt at `account`'s password. Nil: go ahead; otherwise the seconds to wait. A refused
-    /// attempt has still been counted, which only makes the limit stricter.
-    public func admit(account: String, ip: String?, device: DeviceTokens.Device?) async throws -> Int? {
-        let instant = now()
-        if let device {
-            let used = try await store.hit("pw:dev:\(device.key)", window: limits.window, at: instant)
-            return used > limits.perDevice ? Int(limits.window) : nil
+    /// The outcome of taking an attempt: go ahead (holding the counters it took), or wait.
+    public enum Admission: Sendable, Equatable {
+        case allowed(Ticket)
+        case refused(retryAfter: Int)
+
+        /// Seconds to wait before trying again; 0 when allowed.
+        public var wait: Int {
+            if case .refused(let seconds) = self { return seconds }
+            return 0
         }
-        if let ip, try await store.hit("pw:ip:\(ip)", window: limits.window, at: instant) > limits.perIP { return Int(limits.window) }
-        if try await store.hit("pw:acct:\(account)", window: limits.window, at: instant) > limits.perAccount { return Int(limits.window) }
-        if try await store.hit("pw:day:\(account)", window: 86_400, at: instant) > limits.perAccountPerDay { return 86_400 }
-        return nil
+    }
+
+    /// The counters an admitted attempt took, handed back by `succeeded` when the password was right:
+    /// the limits are on failures, so an owner who signs in often is never throttled by it.
+    public struct Ticket: Sendable, Equatable {
+        let keys: [String]
+    }
+
+    /// Takes one attempt at `account`'s password before it is checked. A refused attempt has still
+    /// been counted, which only makes the limit stricter.
+    public func admit(account: String, ip: String?, device: DeviceTokens.Device?) async throws -> Admission {
+        let instant = now()
+        var taken: [String] = []
+        func take(_ key: String, _ limit: Int, window: Double) async throws -> Bool {
+            taken.append(key)
+            return try await store.hit(key, window: window, at: instant) <= limit
+        }
+        if let device {
+            guard try await take("pw:dev:\(device.key)", limits.perDevice, window: limits.window) else { return .refused(retryAfter: Int(limits.window)) }
+            return .allowed(Ticket(keys: taken))
+        }
+        if let ip, !(try await take("pw:ip:\(ip)", limits.perIP, window: limits.window)) { return .refused(retryAfter: Int(limits.window)) }
+        guard try await take("pw:acct:\(account)", limits.perAccount, window: limits.window) else { return .refused(retryAfter: Int(limits.window)) }
+        guard try await take("pw:day:\(account)", limits.perAccountPerDay, window: 86_400) else { return .refused(retryAfter: 86_400) }
+        return .allowed(Ticket(keys: taken))
+    }
+
+    /// The password was right: the attempt does not count against any limit.
+    public func succeeded(_ ticket: Ticket) async throws {
+        for key in ticket.keys { try await store.release(key) }
     }
 }

@@ -105,3 +105,16 @@ import Testing
 extension String {
     var uuid: UUID? { UUID(uuidString: self) }
 }
+
+extension DeviceAllowanceTests {
+    /// The limits are on failures: a right password hands its attempt back, so an owner who signs in
+    /// often, even from several apps at once, is never throttled by it.
+    @Test func anOwnerWhoSignsInOftenIsNeverThrottled() async throws {
+        try await Harness.run { h async throws in
+            _ = try await h.passwordSignUp("ada@example.com", password: Self.password)
+            for _ in 0..<15 { #expect(try await signIn(h, Self.password, from: "192.0.2.1").status == .ok) }
+            let together = try await h.parallel(8) { _ in try await signIn(h, Self.password, from: "192.0.2.1") }
+            #expect(together.count(.ok) == 8)
+        }
+    }
+}

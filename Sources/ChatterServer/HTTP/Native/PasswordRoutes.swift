@@ -45,8 +45,9 @@ struct PasswordRoutes {
         // No account can have an invalid address, so refusing it at once tells an attacker nothing.
         guard let email = EmailAddress.normalize(body.email) else { throw Self.wrongCredentials }
         let device = try await services.devices.device(body.deviceToken, for: email)
-        if let wait = try await services.throttle.admit(account: "email:\(email)", ip: client.ip, device: device) {
-            throw APIError.tooMany(retryAfter: wait, "Too many failed sign-ins; try again later or sign in with an emailed code.")
+        let admission = try await services.throttle.admit(account: "email:\(email)", ip: client.ip, device: device)
+        guard case .allowed(let ticket) = admission else {
+            throw APIError.tooMany(retryAfter: admission.wait, "Too many failed sign-ins; try again later or sign in with an emailed code.")
         }
         guard body.password.utf8.count <= services.rules.maximumBytes else { throw Self.wrongCredentials }
         let user = try await services.store.user(for: .email(email))
@@ -56,6 +57,7 @@ struct PasswordRoutes {
             await services.audit.record(.signInFailed, user: stored == nil ? nil : user?.id, method: "password", client: client)
             throw Self.wrongCredentials
         }
+        try await services.throttle.succeeded(ticket)
         return try await SignIn(services: services).start(user, method: "password", client: client, deviceFor: email)
     }
 
@@ -97,8 +99,9 @@ struct PasswordRoutes {
         let identities = try await services.store.identities(of: session.user.id)
         let email = identities.first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject
         try check(body.newPassword, email: email)
-        if let wait = try await services.throttle.admit(account: "user:\(session.user.id.uuidString)", ip: client.ip, device: nil) {
-            throw APIError.tooMany(retryAfter: wait, "Too many wrong passwords; try again later or reset the password with an emailed code.")
+        let admission = try await services.throttle.admit(account: "user:\(session.user.id.uuidString)", ip: client.ip, device: nil)
+        guard case .allowed(let ticket) = admission else {
+            throw APIError.tooMany(retryAfter: admission.wait, "Too many wrong passwords; try again later or reset the password with an emailed code.")
         }
         let stored = try await services.store.passwordHash(userID: session.user.id)
         guard body.currentPassword.utf8.count <= services.rules.maximumBytes,
@@ -107,6 +110,7 @@ struct PasswordRoutes {
             await services.audit.record(.passwordChangeFailed, user: session.user.id, method: "password", client: client)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
         }
+        try await services.throttle.succeeded(ticket)
         try await services.store.setPasswordHash(try await hashed(body.newPassword), userID: session.user.id, at: services.now())
         let revoked = try await services.store.revokeSessions(of: session.user.id, except: session.sessionID)
         await services.audit.record(

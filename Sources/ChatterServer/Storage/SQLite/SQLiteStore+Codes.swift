@@ -84,6 +84,10 @@ extension SQLiteStore {
         return row.column("count")?.integer ?? 0
     }
 
+    public func release(_ key: String) async throws {
+        _ = try await write("UPDATE rate_limits SET count = count - 1 WHERE key = ? AND count > 0", [.text(key)], keepsSessionCache: true)
+    }
+
     public func reset(_ key: String) async throws {
         _ = try await write("DELETE FROM rate_limits WHERE key = ?", [.text(key)], keepsSessionCache: true)
     }

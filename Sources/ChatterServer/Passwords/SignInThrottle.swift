@@ -37,8 +37,8 @@ public struct SignInThrottle: Sendable {
         }
     }
 
-    /// The counters an admitted attempt took, handed back by `succeeded` when the password was right:
-    /// the limits are on failures, so an owner who signs in often is never throttled by it.
+    /// The counters an admitted attempt took, handed back by `release` when the password was right (or was
+    /// never checked): the limits are on failures, so an owner who signs in often is never throttled by it.
     public struct Ticket: Sendable, Equatable {
         let keys: [String]
     }
@@ -62,8 +62,8 @@ public struct SignInThrottle: Sendable {
         return .allowed(Ticket(keys: taken))
     }
 
-    /// The password was right: the attempt does not count against any limit.
-    public func succeeded(_ ticket: Ticket) async throws {
+    /// The password was right, or was never checked (the hasher was busy): the attempt does not count.
+    public func release(_ ticket: Ticket) async throws {
         for key in ticket.keys { try await store.release(key) }
     }
 }

@@ -30,10 +30,12 @@ struct AppleNotificationRoutes {
             throw APIError.unprocessable("The notification has no readable \"events\" claim.")
         }
         // Apple may deliver a notification again, and anyone who saw one could replay it: each is acted on
-        // once, remembered by its `jti` (or, lacking one, its digest) until it expires.
+        // once, remembered by its `jti` (or, lacking one, its digest) until it expires and would be refused
+        // anyway — a day at least, a month at most.
         let id = verified.tokenID ?? SessionToken.hash(body.payload).map { String(format: "%02x", $0) }.joined()
-        let expires = Date(timeIntervalSince1970: min(verified.expiresAt ?? 0, services.now().timeIntervalSince1970 + 86_400 * 30))
-        guard try await services.store.markNotificationSeen(jti: id, expiresAt: max(expires, services.now().addingTimeInterval(86_400))) else {
+        let now = services.now().timeIntervalSince1970
+        let until = min(max(verified.expiresAt ?? 0, now + 86_400), now + 30 * 86_400)
+        guard try await services.store.markNotificationSeen(jti: id, expiresAt: Date(timeIntervalSince1970: until)) else {
             context.logger.info("ignored an Apple notification already processed")
             return JSONResponse.make(EmptyResponse())
         }

@@ -52,12 +52,12 @@ struct PasswordRoutes {
         guard body.password.utf8.count <= services.rules.maximumBytes else { throw Self.wrongCredentials }
         let user = try await services.store.user(for: .email(email))
         let stored = try await user.asyncMap { try await services.store.passwordHash(userID: $0.id) } ?? nil
-        let matches = try await verified(body.password, against: stored)
+        let matches = try await checked(body.password, against: stored, ticket)
         guard matches, let user else {
             await services.audit.record(.signInFailed, user: stored == nil ? nil : user?.id, method: "password", client: client)
             throw Self.wrongCredentials
         }
-        try await services.throttle.succeeded(ticket)
+        try await services.throttle.release(ticket)
         return try await SignIn(services: services).start(user, method: "password", client: client, deviceFor: email)
     }
 
@@ -105,12 +105,12 @@ struct PasswordRoutes {
         }
         let stored = try await services.store.passwordHash(userID: session.user.id)
         guard body.currentPassword.utf8.count <= services.rules.maximumBytes,
-            try await verified(body.currentPassword, against: stored), stored != nil
+            try await checked(body.currentPassword, against: stored, ticket), stored != nil
         else {
             await services.audit.record(.passwordChangeFailed, user: session.user.id, method: "password", client: client)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
         }
-        try await services.throttle.succeeded(ticket)
+        try await services.throttle.release(ticket)
         try await services.store.setPasswordHash(try await hashed(body.newPassword), userID: session.user.id, at: services.now())
         let revoked = try await services.store.revokeSessions(of: session.user.id, except: session.sessionID)
         await services.audit.record(
@@ -128,6 +128,17 @@ struct PasswordRoutes {
 
     func hashed(_ password: String) async throws -> String {
         do { return try await services.hasher.hash(password) } catch is PasswordHasher.Busy { throw Self.busy }
+    }
+
+    /// `verified` for an attempt the throttle admitted: when the check cannot run (the hasher is busy),
+    /// the attempt is handed back, since no guess was evaluated.
+    func checked(_ password: String, against hash: String?, _ ticket: SignInThrottle.Ticket) async throws -> Bool {
+        do {
+            return try await verified(password, against: hash)
+        } catch {
+            try? await services.throttle.release(ticket)
+            throw error
+        }
     }
 
     func verified(_ password: String, against hash: String?) async throws -> Bool {

@@ -9,8 +9,12 @@ public enum EmailAddress {
 
     public static func normalize(_ raw: String) -> String? {
         guard raw.utf8.count <= 4 * maximumBytes else { return nil }  // no work on megabytes
-        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().precomposedStringWithCanonicalMapping
-        guard email.utf8.count <= maximumBytes, email.unicodeScalars.allSatisfy(isVisible) else { return nil }
+        let lowered = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let email = lowered.precomposedStringWithCanonicalMapping
+        // Foundation's NFC on Linux can cut a code point above U+FFFF followed by a combining mark to its
+        // low 16 bits (U+10041 U+0301 becomes U+00C1): the result must still be canonically equivalent
+        // (Swift's `==`) to what went in, or the address is refused rather than turned into another one.
+        guard email == lowered, email.utf8.count <= maximumBytes, email.unicodeScalars.allSatisfy(isVisible) else { return nil }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64, let domain = host(String(parts[1])) else { return nil }
         return "\(parts[0])@\(domain)"

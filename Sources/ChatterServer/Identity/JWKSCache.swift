@@ -99,13 +99,17 @@ public actor JWKSCache {
         }
     }
 
-    /// Keeps only signature keys the provider's allow-list can use; a malformed key is skipped, not fatal.
+    /// Keeps only public signature keys the provider's allow-list can use; a malformed key is skipped, not
+    /// fatal. A key carrying private parts is never one a provider publishes, and building one from
+    /// hostile numbers (an even modulus) traps inside swift-crypto, so it is skipped before it is read.
     static func keySet(from json: [UInt8], algorithms: Set<String>) async throws -> KeySet {
         let jwks = try JSONDecoder().decode(JWKS.self, from: Data(json))
         let collection = JWTKeyCollection()
         var kids = Set<String>()
         for jwk in jwks.keys {
-            guard let kid = jwk.keyIdentifier?.string, jwk.keyType == .rsa else { continue }
+            guard let kid = jwk.keyIdentifier?.string, jwk.keyType == .rsa,
+                jwk.privateExponent == nil, jwk.prime1 == nil, jwk.prime2 == nil
+            else { continue }
             if let alg = jwk.algorithm?.rawValue, !algorithms.contains(alg) { continue }
             do {
                 try await collection.add(jwk: jwk)

@@ -37,11 +37,16 @@ public struct HTTPJWKSSource: JWKSSource {
         return (Array(buffer: body), maxAge)
     }
 
+    /// Keys are cached at most a day, whatever the header says: an endless `max-age` (`1e309`) would keep
+    /// rotated-out keys forever. `max-age` is a number of seconds (RFC 9111 §1.2.2): `nan`, `inf` and
+    /// negative values are not.
+    static let longestMaxAge: Double = 86_400
+
     static func maxAge(fromCacheControl value: String) -> Double? {
         for directive in value.split(separator: ",") {
             let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Double(parts[1]) {
-                return seconds
+            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Double(parts[1]), seconds.isFinite, seconds >= 0 {
+                return min(seconds, longestMaxAge)
             }
         }
         return nil

@@ -76,6 +76,13 @@ import Testing
         }
     }
 
+    /// Found by fuzzing: Foundation's NFC on Linux turned U+10041 U+0301 into U+00C1, so normalizing twice
+    /// gave two addresses. Whatever comes out normalizes to itself.
+    @Test(arguments: ["a\u{10041}\u{301}@example.com", "\u{1D400}\u{301}@example.com", "İ@example.com", "ǅ@example.com", "Ⅻ@example.com"])
+    func normalizingIsIdempotent(address: String) {
+        if let once = EmailAddress.normalize(address) { #expect(EmailAddress.normalize(once) == once) }
+    }
+
     @Test func composedAndDecomposedSpellingsAreOneAccount() async throws {
         #expect(EmailAddress.normalize("Jose\u{0301}@Bu\u{0308}cher.example") == "jos\u{E9}@b\u{FC}cher.example")
         #expect(EmailAddress.normalize("xn--bcher-kva.example@x.org") == nil || EmailAddress.normalize("ada@xn--bcher-kva.example") == "ada@xn--bcher-kva.example")

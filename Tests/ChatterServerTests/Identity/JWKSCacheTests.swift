@@ -92,6 +92,23 @@ import Testing
     @Test func cacheControlParsing() {
         #expect(HTTPJWKSSource.maxAge(fromCacheControl: "public, max-age=19845, must-revalidate, no-transform") == 19845)
         #expect(HTTPJWKSSource.maxAge(fromCacheControl: "no-cache") == nil)
+        // Found by fuzzing: an endless max-age kept keys forever; numbers that are not seconds are ignored.
+        for value in ["max-age=1e309", "max-age=inf", "max-age=nan", "max-age=-5"] {
+            #expect(HTTPJWKSSource.maxAge(fromCacheControl: value) == nil, "\(value)")
+        }
+        #expect(HTTPJWKSSource.maxAge(fromCacheControl: "max-age=31536000") == HTTPJWKSSource.longestMaxAge)
+    }
+
+    /// Found by fuzzing: an RSA key with private parts and an even modulus trapped inside swift-crypto.
+    @Test func keysWithPrivatePartsAreSkippedUnread() async throws {
+        let hostile = #"{"keys":[{"kty":"RSA","kid":"k","n":"AQAAAAAAAAAA","e":"AQAB","d":"AQAB"}]}"#
+        await #expect(throws: JWKSFetchError.self) { try await JWKSCache.keySet(from: Array(hostile.utf8), algorithms: ["RS256"]) }
+        let good = try TestIssuer()
+        var withPrivate = good.jwk
+        withPrivate["kid"] = "with-private"
+        withPrivate["d"] = "AQAB"
+        let json = Array(try JSONSerialization.data(withJSONObject: ["keys": [good.jwk, withPrivate]]))
+        #expect(try await JWKSCache.keySet(from: json, algorithms: ["RS256"]).kids == [good.kid])
     }
 
     @Test func keysForOtherAlgorithmsAreIgnored() async throws {

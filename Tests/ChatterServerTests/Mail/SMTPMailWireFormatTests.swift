@@ -24,6 +24,15 @@ import Testing
         #expect(replies[1].summary == "250 mx.example.com STARTTLS AUTH PLAIN LOGIN 8BITMIME")
     }
 
+    /// Found by fuzzing: a longest line was refused when a read ended between its CR and LF.
+    @Test func aLongestLineParsesHoweverItIsSplit() throws {
+        let line = "250 " + String(repeating: "x", count: SMTPReplyParser.maximumLineLength - 4)
+        let whole = try Self.parse([line + "\r\n"])
+        #expect(try Self.parse([line + "\r", "\n"]) == whole)
+        #expect(whole.first?.lines.first?.count == SMTPReplyParser.maximumLineLength - 4)
+        #expect(throws: MailError.self) { try Self.parse([line + "xx\r", "\n"]) }
+    }
+
     @Test func waitsForTheFinalLineAndKeepsTheRest() throws {
         var parser = SMTPReplyParser()
         parser.append(ByteBuffer(string: "250-first\r\n"))

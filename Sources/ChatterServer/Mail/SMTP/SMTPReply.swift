@@ -37,7 +37,8 @@ struct SMTPReplyParser {
             buffer.discardReadBytes()
             if let reply = try take(line) { return reply }
         }
-        if buffer.readableBytes > Self.maximumLineLength { throw Self.malformed }
+        // One byte more than a line: the CR of a longest line whose LF has not arrived yet.
+        if buffer.readableBytes > Self.maximumLineLength + 1 { throw Self.malformed }
         return nil
     }
 

@@ -47,6 +47,18 @@ import Testing
         }
     }
 
+    @Test func aHundredCodeRequestsAtOnceSendOneCode() async throws {
+        try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
+            let answers = try await h.parallel(100) { index in
+                try await h.post(NativePath.emailCode, json: #"{"email":"ada@example.com"}"#, headers: [Self.forwardedFor: "198.51.100.\(index + 1)"])
+            }
+            #expect(answers.count(.accepted) == 1, "one code per cooldown")
+            #expect(answers.count(.tooManyRequests) == 99)
+            #expect(await h.mail.count(to: "ada@example.com") == 1)
+            #expect(try await h.store.emailCodes(for: "ada@example.com").count == 1)
+        }
+    }
+
     @Test func aHundredWrongPasswordsAtOnceEvaluateAtMostTheLimit() async throws {
         try await Harness.run { h async throws in
             _ = try await h.passwordSignUp("ada@example.com", password: Self.password)

@@ -83,7 +83,6 @@ public protocol RateLimitRepository: Sendable {
     func count(_ key: String, window: Double, at: Date) async throws -> Int
     /// Takes back one hit of `key` (an attempt that turned out not to count, such as a successful sign-in).
     func release(_ key: String) async throws
-    func reset(_ key: String) async throws
     /// Forgets counters whose window started before `cutoff`, and expired codes and handoffs.
     func purgeStaleRecords(before cutoff: Date) async throws
 }

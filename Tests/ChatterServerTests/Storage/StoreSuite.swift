@@ -257,8 +257,10 @@ extension ChatterStore {
             #expect(try await store.count("k", window: 60, at: now.addingTimeInterval(59)) == 3)
             #expect(try await store.count("k", window: 60, at: now.addingTimeInterval(60)) == 0)
             #expect(try await store.hit("k", window: 60, at: now.addingTimeInterval(60)) == 1, "a new window starts over")
-            try await store.reset("k")
-            #expect(try await store.count("k", window: 60, at: now.addingTimeInterval(61)) == 0)
+            try await store.release("k")
+            #expect(try await store.count("k", window: 60, at: now.addingTimeInterval(61)) == 0, "a hit handed back")
+            try await store.release("k")
+            #expect(try await store.hit("k", window: 60, at: now.addingTimeInterval(62)) == 1, "never below zero")
         }
     }
 

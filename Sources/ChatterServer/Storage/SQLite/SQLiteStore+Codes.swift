@@ -88,10 +88,6 @@ extension SQLiteStore {
         _ = try await write("UPDATE rate_limits SET count = count - 1 WHERE key = ? AND count > 0", [.text(key)], keepsSessionCache: true)
     }
 
-    public func reset(_ key: String) async throws {
-        _ = try await write("DELETE FROM rate_limits WHERE key = ?", [.text(key)], keepsSessionCache: true)
-    }
-
     public func purgeStaleRecords(before cutoff: Date) async throws {
         try await transaction { db in
             _ = try await db.query("DELETE FROM rate_limits WHERE window_start < ?", [.time(cutoff)])

@@ -266,10 +266,7 @@ import Testing
     /// a CA the client trusts signed for another key is refused before any request reaches it, and a
     /// CA-signed certificate with the pinned key is accepted without trusting the CA.
     @Test func thePinHoldsWhateverCASignedTheCertificate() async throws {
-        try await withTemporaryDirectory { directory in
-            let ca = try TestCertificateAuthority()
-            let genuine = try ca.issueServerCertificate(in: directory, label: "genuine")
-            let impostor = try ca.issueServerCertificate(in: directory, label: "impostor")
+        try await TestCertificateAuthority.withGenuineAndImpostor { genuine, impostor in
             try await LiveServer.run(serverCertificate: (impostor.certificate, impostor.key)) { server in
                 try await withTemporaryDirectory { home in
                     let cli = CLI(server: server, home: home)
@@ -296,10 +293,7 @@ import Testing
 
     /// The pinned transport itself refuses a key swapped in after the first check: each connection checks.
     @Test func everyPinnedConnectionChecksThePin() async throws {
-        try await withTemporaryDirectory { directory in
-            let ca = try TestCertificateAuthority()
-            let genuine = try ca.issueServerCertificate(in: directory, label: "genuine")
-            let impostor = try ca.issueServerCertificate(in: directory, label: "impostor")
+        try await TestCertificateAuthority.withGenuineAndImpostor { genuine, impostor in
             try await LiveServer.run(serverCertificate: (impostor.certificate, impostor.key)) { server in
                 let transport = try PinnedTransport(pin: genuine.pin)
                 await #expect(throws: PinCheck.Mismatch.self) {

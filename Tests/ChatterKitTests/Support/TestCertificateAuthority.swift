@@ -2,6 +2,7 @@ import ChatterServer
 import Crypto
 import Foundation
 import SwiftASN1
+import ChatterTestSupport
 import X509
 
 /// A certificate authority made for one test, and server certificates it signs for 127.0.0.1: to show
@@ -48,5 +49,18 @@ struct TestCertificateAuthority {
         try serverKey.pemRepresentation.write(toFile: paths.key, atomically: true, encoding: .utf8)
         let pin = try PublicKeyPin.sha256(of: leaf.publicKey)
         return (paths.ca, paths.certificate, paths.key, pin)
+    }
+}
+
+extension TestCertificateAuthority {
+    typealias Issued = (ca: String, certificate: String, key: String, pin: String)
+
+    /// One CA's certificates for two keys in a temporary directory: the key a client pins, and another.
+    static func withGenuineAndImpostor(_ body: (_ genuine: Issued, _ impostor: Issued) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let ca = try TestCertificateAuthority()
+            try await body(
+                try ca.issueServerCertificate(in: directory, label: "genuine"), try ca.issueServerCertificate(in: directory, label: "impostor"))
+        }
     }
 }

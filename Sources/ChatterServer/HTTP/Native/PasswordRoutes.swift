@@ -130,19 +130,15 @@ struct PasswordRoutes {
         do { return try await services.hasher.hash(password) } catch is PasswordHasher.Busy { throw Self.busy }
     }
 
-    /// `verified` for an attempt the throttle admitted: when the check cannot run (the hasher is busy),
-    /// the attempt is handed back, since no guess was evaluated.
+    /// Checks `password` for an attempt the throttle admitted. When the check cannot run (the hasher is
+    /// busy), the attempt is handed back, since no guess was evaluated.
     func checked(_ password: String, against hash: String?, _ ticket: SignInThrottle.Ticket) async throws -> Bool {
         do {
-            return try await verified(password, against: hash)
+            return try await services.hasher.verify(password, against: hash)
         } catch {
             try? await services.throttle.release(ticket)
-            throw error
+            throw error is PasswordHasher.Busy ? Self.busy : error
         }
-    }
-
-    func verified(_ password: String, against hash: String?) async throws -> Bool {
-        do { return try await services.hasher.verify(password, against: hash) } catch is PasswordHasher.Busy { throw Self.busy }
     }
 
     static let busy = APIError(.serviceUnavailable, "busy", "Too many sign-ins at once; try again in a moment.").with(.retryAfter, "1")

@@ -40,7 +40,7 @@ extension SQLiteStore {
     }
 
     public func consumeEmailCode(for email: String, codeHash: [UInt8]) async throws -> Bool {
-        try await transaction { db in
+        try await transaction(keepsSessionCache: true) { db in
             let removed = try await db.query(
                 "DELETE FROM email_codes WHERE email = ? AND code_hash = ? RETURNING id", [.text(email), .bytes(codeHash)])
             guard !removed.isEmpty else { return false }
@@ -89,7 +89,7 @@ extension SQLiteStore {
     }
 
     public func purgeStaleRecords(before cutoff: Date) async throws {
-        try await transaction { db in
+        try await transaction(keepsSessionCache: true) { db in
             _ = try await db.query("DELETE FROM rate_limits WHERE window_start < ?", [.time(cutoff)])
             _ = try await db.query("DELETE FROM email_codes WHERE expires_at < ?", [.time(cutoff)])
             _ = try await db.query("DELETE FROM web_handoffs WHERE expires_at < ?", [.time(cutoff)])

@@ -109,9 +109,10 @@ public final class SQLiteStore: ChatterStore {
     }
 
     /// Runs `body` as one transaction on the writer connection. Empties the session cache afterwards
-    /// (committed or not: being conservative costs only a re-read).
-    func transaction<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
-        defer { sessionCache.invalidateAll() }
+    /// (committed or not: being conservative costs only a re-read), unless the caller vouches that no
+    /// statement in it can end or change a session or its user (`keepsSessionCache`).
+    func transaction<T: Sendable>(keepsSessionCache: Bool = false, _ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        defer { if !keepsSessionCache { sessionCache.invalidateAll() } }
         return try await writeLock.withLock { [writer] in
             _ = try await writer.query("BEGIN IMMEDIATE")
             do {

@@ -272,6 +272,12 @@ public struct WebSessionResponse: Codable, Sendable, Equatable {
         self.url = url
         self.expiresIn = expiresIn
     }
+
+    /// The app loads the link with this header set (`appHeaderValue`): a link followed any other way (from
+    /// a page, a message or the address bar) asks before signing the browser in, so nobody can sign a
+    /// stranger's browser into their own account. A page cannot add headers to a navigation; an app can.
+    public static let appHeader = "X-Chatter-Web-Session"
+    public static let appHeaderValue = "app"
 }
 
 public struct NewChattRequest: Codable, Sendable, Equatable {

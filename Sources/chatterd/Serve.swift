@@ -53,6 +53,10 @@ struct Serve: AsyncParsableCommand {
     var mailFrom: String?
     @Option(name: .customLong("trusted-proxy"), help: "A proxy (address or CIDR range) whose X-Forwarded-For/Forwarded header names the client; repeatable. [CHATTERD_TRUSTED_PROXIES, comma-separated]")
     var trustedProxies: [String] = []
+    @Option(help: "Google OAuth web client ID for the \"Sign in with Google\" button on /auth. [CHATTERD_GOOGLE_WEB_CLIENT_ID]")
+    var googleWebClientId: String?
+    @Option(name: .customLong("web-frame-ancestor"), help: "An origin allowed to frame the web pages (an app's own web origin); repeatable. [CHATTERD_WEB_FRAME_ANCESTORS, comma-separated]")
+    var webFrameAncestors: [String] = []
 
     func resolve() throws -> ServerConfiguration {
         var config = ServerConfiguration()
@@ -79,6 +83,8 @@ struct Serve: AsyncParsableCommand {
         if let mail { config.mail = mail }
         if let mailFrom { config.mailFrom = mailFrom }
         if !trustedProxies.isEmpty { config.trustedProxies = trustedProxies }
+        if let googleWebClientId { config.googleWebClientID = googleWebClientId }
+        if !webFrameAncestors.isEmpty { config.webFrameAncestors = webFrameAncestors }
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level \(logLevel)") }
             config.logLevel = level
@@ -115,7 +121,7 @@ struct Serve: AsyncParsableCommand {
         let services = ChatterServices(
             store: store,
             google: IDTokenVerifier(
-                provider: .google(clientIDs: config.googleClientIDs, nonce: config.googleNonce),
+                provider: .google(clientIDs: config.googleAudiences, nonce: config.googleNonce),
                 keys: JWKSCache(source: HTTPJWKSSource(url: config.googleJWKSURL), algorithms: ["RS256"], logger: logger)),
             apple: IDTokenVerifier(
                 provider: .apple(clientIDs: config.appleClientIDs),

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Everything an app does with chatterd, over one session manager: sign in by any method, post and read
 /// chatts, list and revoke sessions, sign out.
@@ -74,6 +77,15 @@ public struct ChatterClient: Sendable {
             try await api.send("POST", NativePath.webSession, bearer: try Self.native(credential))
         }
         return api.url(answer.url)
+    }
+
+    /// The request a web view loads to become signed in (F3): the one-time link from `webSessionURL()`, with
+    /// the header that tells chatterd the app itself opened it, so the web view is signed in without a
+    /// question. Opened any other way (a link in a page or a message), the link asks before signing in.
+    public func webSessionRequest() async throws -> URLRequest {
+        var request = URLRequest(url: try await webSessionURL())
+        request.setValue(WebSessionResponse.appHeaderValue, forHTTPHeaderField: WebSessionResponse.appHeader)
+        return request
     }
 
     /// Deletes the account on the server (every session, identity and chatt), then here.

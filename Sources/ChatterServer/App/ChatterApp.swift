@@ -8,6 +8,8 @@ import NIOCore
 public enum ChatterApp {
     public static func router(configuration: ServerConfiguration, services: ChatterServices) -> Router<ChatterRequestContext> {
         let router = Router(context: ChatterRequestContext.self)
+        let pages = WebPages(policy: WebPolicy(frameAncestors: configuration.webFrameAncestors, googleWebClientID: configuration.googleWebClientID))
+        router.add(middleware: ErrorPageMiddleware(pages: pages))
         router.add(middleware: JSONErrorMiddleware())
         // Validated with the rest of the configuration; an invalid list trusts no one.
         router.add(middleware: ClientAddressMiddleware(proxies: (try? TrustedProxies(configuration.trustedProxies)) ?? .none))
@@ -19,10 +21,18 @@ public enum ChatterApp {
         EmailCodeRoutes(services: services).register(on: router)
         PasswordRoutes(services: services, authenticator: authenticator).register(on: router)
         SessionRoutes(services: services, authenticator: authenticator).register(on: router)
-        WebSessionRoutes(services: services, authenticator: authenticator).register(on: router)
+        let web = WebSessions(services: services)
+        WebSessionRoutes(services: services, authenticator: authenticator, pages: pages, web: web).register(on: router)
         AppleNotificationRoutes(services: services).register(on: router)
         ChattRoutes(services: services, authenticator: authenticator, timeline: timeline).register(on: router)
         OpenAPIRoute.register(on: router)
+        TimelinePages(services: services, pages: pages, web: web, timeline: timeline).register(on: router)
+        AuthPages(services: services, pages: pages, web: web).register(on: router)
+        AccountPages(services: services, pages: pages, web: web).register(on: router)
+        router.get("static/:file") { _, context in
+            guard let response = context.parameters.get("file").flatMap(pages.asset) else { throw APIError(.notFound, "not_found", "No such file.") }
+            return response
+        }
         return router
     }
 

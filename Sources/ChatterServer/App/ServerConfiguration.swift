@@ -41,8 +41,15 @@ public struct ServerConfiguration: Sendable {
     public var mailFrom = "Chatter <no-reply@localhost>"
     /// Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` / `Forwarded` headers name the client.
     public var trustedProxies: [String] = []
+    /// The Google OAuth web client ID of the "Sign in with Google" button on `/auth`; no button without one.
+    public var googleWebClientID: String?
+    /// Origins allowed to frame the web pages (an app's own web origin); none by default.
+    public var webFrameAncestors: [String] = []
 
     public init() {}
+
+    /// Every audience a Google ID token may be issued to: the native clients' and the web button's.
+    public var googleAudiences: [String] { googleClientIDs + (googleWebClientID.map { [$0] } ?? []) }
 
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("chatterd.sqlite") }
 
@@ -68,6 +75,8 @@ public struct ServerConfiguration: Sendable {
         if let v = value("CHATTERD_MAIL") { mail = v }
         if let v = value("CHATTERD_MAIL_FROM") { mailFrom = v }
         if let v = value("CHATTERD_TRUSTED_PROXIES") { trustedProxies = Self.list(v) }
+        if let v = value("CHATTERD_GOOGLE_WEB_CLIENT_ID") { googleWebClientID = v }
+        if let v = value("CHATTERD_WEB_FRAME_ANCESTORS") { webFrameAncestors = Self.list(v) }
         if let v = value("CHATTERD_LOG_LEVEL") { logLevel = try Self.parse(Logger.Level.init(rawValue:), v, "CHATTERD_LOG_LEVEL") }
         let cert = value("CHATTERD_TLS_CERT"), key = value("CHATTERD_TLS_KEY")
         if let cert, let key { transport = .tls(certificatePath: cert, keyPath: key) }
@@ -84,6 +93,11 @@ public struct ServerConfiguration: Sendable {
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31 (12 or more in production)") }
         guard minimumPasswordLength >= 1 else { throw ConfigurationError("minimum password length must be at least 1") }
         _ = try TrustedProxies(trustedProxies)
+        for origin in webFrameAncestors {
+            guard let url = URL(string: origin), ["https", "http"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/",
+                !origin.contains(";"), !origin.contains(" ")
+            else { throw ConfigurationError("frame ancestor \(origin) is not an origin such as https://app.example.com") }
+        }
     }
 
     static func list(_ text: String) -> [String] {

@@ -91,6 +91,8 @@ public protocol WebHandoffRepository: Sendable {
     func storeHandoff(codeHash: [UInt8], userID: UUID, expiresAt: Date) async throws
     /// Returns the user and deletes the handoff: each code works once.
     func redeemHandoff(codeHash: [UInt8], at: Date) async throws -> UUID?
+    /// The user a live handoff would sign in, leaving it in place: for asking before it is used.
+    func handoffUser(codeHash: [UInt8], at: Date) async throws -> UUID?
 }
 
 public protocol AuditRepository: Sendable {

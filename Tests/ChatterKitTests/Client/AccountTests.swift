@@ -13,16 +13,21 @@ import FoundationNetworking
         try await LiveServer.run { server in
             let client = server.client()
             try await client.signInByEmail(on: server)
-            let link = try await client.webSessionURL()
+            let request = try await client.webSessionRequest()
+            let link = try #require(request.url)
             #expect(link.absoluteString.hasPrefix(server.baseURL.absoluteString + NativePath.webSession + "/redeem?code="))
+            let headers = request.allHTTPHeaderFields ?? [:]
+            #expect(headers[WebSessionResponse.appHeader] == WebSessionResponse.appHeaderValue)
 
             // What the web view sees: the redirect and its cookie (not followed here, to look at them).
             let web = URLSessionTransport(session: URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil))
-            let first = try await web.send(TransportRequest(method: "GET", url: link))
+            let asked = try await web.send(TransportRequest(method: "GET", url: link))
+            #expect(asked.status == 200, "opened without the app's header, the link asks first and stays unused")
+            let first = try await web.send(TransportRequest(method: "GET", url: link, headers: headers))
             #expect(first.status == 303)
-            let cookie = first.headers.first { $0.key.lowercased() == "set-cookie" }?.value ?? ""
-            #expect(cookie.hasPrefix("__Host-chatter-session=") && cookie.contains("HttpOnly") && cookie.contains("Secure"))
-            #expect(try await web.send(TransportRequest(method: "GET", url: link)).status == 401, "the link works once")
+            let cookie = first.headers.first { $0.key.lowercased() == "set-cookie" && $0.value.hasPrefix("__Host-chatter-session=") }?.value ?? ""
+            #expect(cookie.contains("HttpOnly") && cookie.contains("Secure") && cookie.contains("SameSite=Lax"))
+            #expect(try await web.send(TransportRequest(method: "GET", url: link, headers: headers)).status == 401, "the link works once")
         }
     }
 

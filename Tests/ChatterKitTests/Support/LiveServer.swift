@@ -54,7 +54,7 @@ struct LiveServer: Sendable {
                     let services = ChatterServices(
                         store: store,
                         google: IDTokenVerifier(
-                            provider: .google(clientIDs: config.googleClientIDs, nonce: config.googleNonce),
+                            provider: .google(clientIDs: config.googleAudiences, nonce: config.googleNonce),
                             keys: JWKSCache(source: HTTPJWKSSource(url: googleURL), algorithms: ["RS256"], now: clock.function), now: clock.function),
                         apple: IDTokenVerifier(
                             provider: .apple(clientIDs: config.appleClientIDs),

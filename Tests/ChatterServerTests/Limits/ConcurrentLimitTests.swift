@@ -77,7 +77,7 @@ import Testing
         try await Harness.run { h async throws in
             let session = try await h.nativeSignIn()
             let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
-            let answers = try await h.parallel(100) { _ in try await h.get(link.url) }
+            let answers = try await h.parallel(100) { _ in try await h.openInApp(link.url) }
             #expect(answers.count(.seeOther) == 1)
             #expect(answers.count(.unauthorized) == 99)
             #expect(try await h.store.sessionCount() == 2, "the native session and one web session")

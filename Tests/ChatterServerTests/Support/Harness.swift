@@ -56,7 +56,7 @@ struct Harness: Sendable {
             let services = ChatterServices(
                 store: store,
                 google: IDTokenVerifier(
-                    provider: .google(clientIDs: config.googleClientIDs, nonce: config.googleNonce),
+                    provider: .google(clientIDs: config.googleAudiences, nonce: config.googleNonce),
                     keys: JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
                 apple: IDTokenVerifier(
                     provider: .apple(clientIDs: config.appleClientIDs),
@@ -90,6 +90,13 @@ struct Harness: Sendable {
         var headers = extra
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
         return try await client.execute(uri: path, method: .get, headers: headers)
+    }
+
+    /// Opens a web-session link the way an app's own web view does (with `WebSessionResponse.appHeader`).
+    func openInApp(_ link: String, headers extra: HTTPFields = [:]) async throws -> LiveResponse {
+        var headers = extra
+        headers[WebSessionRoutes.appHeader] = WebSessionResponse.appHeaderValue
+        return try await get(link, headers: headers)
     }
 
     func delete(_ path: String, bearer: String? = nil) async throws -> LiveResponse {

@@ -1,20 +1,27 @@
 import ChatterWire
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Turns a native bearer session into a cookie session for a web view in the same app (F3): the app asks
 /// for a one-time link, the web view opens it, and chatterd answers with the cookie and a redirect.
+/// The link signs a browser in at once only when the app opened it (`WebSessionResponse.appHeader`) and the
+/// browser has no session; otherwise it asks first, naming the account, so a link sent by someone else
+/// cannot quietly sign a browser into their account or switch it away from its own.
 struct WebSessionRoutes {
     let services: ChatterServices
     let authenticator: Authenticator
+    let pages: WebPages
+    let web: WebSessions
     static let handoffLifetime: Double = 60
-    static let cookieLifetime: Double = 12 * 3600
+    static let appHeader = HTTPField.Name(WebSessionResponse.appHeader)!
 
-    static let expiredCookie = "\(Authenticator.cookieName)=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax"
+    static let expiredCookie = WebCookie.expired(Authenticator.cookieName)
 
     func register(on router: Router<ChatterRequestContext>) {
         router.post(RouterPath(NativePath.webSession)) { request, context in try await start(request, context) }
-        router.get(RouterPath(NativePath.webSession + "/redeem")) { request, context in try await redeem(request, context) }
+        router.get(RouterPath(NativePath.webSession + "/redeem")) { request, context in try await open(request, context) }
+        router.post(RouterPath(NativePath.webSession + "/redeem")) { request, context in try await confirm(request, context) }
         router.get(RouterPath(NativePath.webSession + "/csrf")) { request, _ in try await csrf(request) }
     }
 
@@ -26,21 +33,56 @@ struct WebSessionRoutes {
         return JSONResponse.make(WebSessionResponse(url: NativePath.webSession + "/redeem?code=" + code.secret, expiresIn: Int(Self.handoffLifetime)))
     }
 
-    func redeem(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let code = request.uri.queryParameters.get("code"),
-            let userID = try await services.store.redeemHandoff(codeHash: SessionToken.hash(code), at: services.now()),
+    static let invalid = APIError(.unauthorized, "invalid_handoff", "This sign-in link is expired or was already used.")
+
+    struct ConfirmPage: PageContent {
+        let frame: PageFrame
+        let name: String
+        let current: String?
+        let code: String
+        let next: String
+        let action = NativePath.webSession + "/redeem"
+    }
+
+    func open(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try await web.visitor(request)
+        let next = request.uri.queryParameters.get("next").flatMap(Self.sameSitePath)
+        guard let code = request.uri.queryParameters.get("code"), code.utf8.count <= 128,
+            let userID = try await services.store.handoffUser(codeHash: SessionToken.hash(code), at: services.now()),
             let user = try await services.store.user(id: userID)
-        else {
-            throw APIError(.unauthorized, "invalid_handoff", "This sign-in link is expired or was already used.")
+        else { throw Self.invalid }
+        if let current = visitor.session, current.user.id == userID {
+            // Already this account here: the link has nothing left to do but be used up.
+            _ = try await services.store.redeemHandoff(codeHash: SessionToken.hash(code), at: services.now())
+            return WebSessions.redirect(to: next ?? "/")
         }
-        let token = try await services.sessions.startUnrefreshable(
-            user: user, method: "web", lifetime: Self.cookieLifetime, client: context.client(request))
-        let next = request.uri.queryParameters.get("next").flatMap(Self.sameSitePath) ?? "/"
-        return Response(status: .seeOther, headers: [
-            .location: next,
-            .setCookie: "\(Authenticator.cookieName)=\(token.secret); Path=/; Max-Age=\(Int(Self.cookieLifetime)); Secure; HttpOnly; SameSite=Lax",
-            .cacheControl: "no-store",
-        ])
+        if visitor.session == nil, request.headers[Self.appHeader] == WebSessionResponse.appHeaderValue {
+            return try await redeem(code, next: next, request, context, visitor: visitor)
+        }
+        let page = ConfirmPage(
+            frame: pages.frame("Continue as \(user.displayName)?", visitor), name: user.displayName, current: visitor.session?.user.displayName,
+            code: code, next: next ?? "")
+        return pages.render("handoff", page, visitor: visitor)
+    }
+
+    struct ConfirmForm: WebForm {
+        let csrf: String
+        let code: String
+        let next: String?
+    }
+
+    func confirm(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try await web.visitor(request)
+        let form = try await web.form(ConfirmForm.self, request, context, visitor: visitor)
+        return try await redeem(form.code, next: form.next, request, context, visitor: visitor)
+    }
+
+    /// Uses the code up (one atomic delete decides), then signs the browser in.
+    private func redeem(_ code: String, next: String?, _ request: Request, _ context: ChatterRequestContext, visitor: WebVisitor) async throws -> Response {
+        guard let userID = try await services.store.redeemHandoff(codeHash: SessionToken.hash(code), at: services.now()),
+            let user = try await services.store.user(id: userID)
+        else { throw Self.invalid }
+        return try await web.signedIn(user, method: "web", client: context.client(request), next: next, replacing: visitor)
     }
 
     /// `next` only when it is plainly a path on this site: an open redirect would hand the signed-in web

@@ -109,6 +109,12 @@ extension SQLiteStore {
         return try row.uuid("user_id")
     }
 
+    public func handoffUser(codeHash: [UInt8], at now: Date) async throws -> UUID? {
+        guard let row = try await reader.query(
+            "SELECT user_id FROM web_handoffs WHERE code_hash = ? AND expires_at > ?", [.bytes(codeHash), .time(now)]).first else { return nil }
+        return try row.uuid("user_id")
+    }
+
     /// Batched with concurrent events (every sign-in records one).
     public func record(_ event: AuditEvent) async throws {
         try await auditInserts.insert(event)

@@ -10,7 +10,7 @@ import Testing
     func cookie(_ h: Harness) async throws -> (cookie: String, setCookie: String) {
         let session = try await h.nativeSignIn()
         let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
-        let redeemed = try await h.get(link.url + "&next=/timeline")
+        let redeemed = try await h.openInApp(link.url + "&next=/timeline")
         #expect(redeemed.status == .seeOther)
         #expect(redeemed.headers[.location] == "/timeline")
         let setCookie = try #require(redeemed.headers[.setCookie])
@@ -23,12 +23,12 @@ import Testing
             let session = try await h.nativeSignIn()
             let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
             #expect(link.expiresIn == 60)
-            let redeemed = try await h.get(link.url)
+            let redeemed = try await h.openInApp(link.url)
             let setCookie = try #require(redeemed.headers[.setCookie])
             #expect(setCookie.hasPrefix("__Host-chatter-session="))
             for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] { #expect(setCookie.contains(attribute)) }
             #expect(!setCookie.contains("Domain="), "__Host- cookies must not name a domain")
-            #expect(try await h.get(link.url).status == .unauthorized, "the link works once")
+            #expect(try await h.openInApp(link.url).status == .unauthorized, "the link works once")
         }
     }
 
@@ -52,7 +52,7 @@ import Testing
         try await Harness.run { h async throws in
             let session = try await h.nativeSignIn()
             let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
-            let evil = try await h.get(link.url + "&next=//evil.example")
+            let evil = try await h.openInApp(link.url + "&next=//evil.example")
             #expect(evil.headers[.location] == "/")
             for trick in ["/%5Cevil.example/", "/%09/evil.example", "https://evil.example", "/%0d%0aSet-Cookie:x"] {
                 #expect(WebSessionRoutes.sameSitePath(trick.removingPercentEncoding ?? trick) == nil, "\(trick) must not be followed")
@@ -60,7 +60,7 @@ import Testing
             #expect(WebSessionRoutes.sameSitePath("/timeline?tab=mine") == "/timeline?tab=mine")
             let second = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
             h.clock.advance(by: 61)
-            #expect(try await h.get(second.url).status == .unauthorized)
+            #expect(try await h.openInApp(second.url).status == .unauthorized)
         }
     }
 }

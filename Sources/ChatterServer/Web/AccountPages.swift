@@ -1,0 +1,130 @@
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/account`: the profile, the sessions with "revoke", sign-out (this browser or everywhere), and
+/// deleting the account after a confirmation step.
+struct AccountPages {
+    let services: ChatterServices
+    let pages: WebPages
+    let web: WebSessions
+
+    func register(on router: Router<ChatterRequestContext>) {
+        router.get("account") { request, _ in try await show(request) }
+        router.post("account/sessions/:id/revoke") { request, context in try await revoke(request, context) }
+        router.post("account/signout") { request, context in try await signOut(request, context) }
+        router.get("account/delete") { request, _ in try await confirmDeletion(request) }
+        router.post("account/delete") { request, context in try await delete(request, context) }
+    }
+
+    struct Page: PageContent {
+        struct Item { let id, device, createdISO, createdUTC, usedISO, usedUTC: String; let current: Bool }
+        let frame: PageFrame
+        let name: String
+        let email: String?
+        let methods: String
+        let sessions: [Item]
+    }
+
+    /// The signed-in visitor, or a redirect to sign in and come back.
+    func signedIn(_ request: Request) async throws -> (WebVisitor, AuthenticatedSession)? {
+        let visitor = try await web.visitor(request)
+        guard let session = visitor.session else { return nil }
+        return (visitor, session)
+    }
+
+    static let signInFirst = WebSessions.redirect(to: "/auth?next=/account")
+
+    func show(_ request: Request) async throws -> Response {
+        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
+        let profile = try await services.profile(session.user)
+        let records = try await services.store.sessions(of: session.user.id)
+        let notice = request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text
+        let page = Page(
+            frame: pages.frame("Your account", visitor, notice: notice), name: profile.displayName, email: profile.email,
+            methods: profile.methods.joined(separator: ", "),
+            sessions: records.map {
+                Page.Item(
+                    id: $0.id.uuidString, device: Self.describe($0), createdISO: WebTime.iso($0.createdAt), createdUTC: WebTime.utc($0.createdAt),
+                    usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID)
+            })
+        return pages.render("account", page, visitor: visitor)
+    }
+
+    /// A session as a person recognises it: the browser or app, and how it signed in.
+    static func describe(_ record: SessionRecord) -> String {
+        let agent = record.userAgent.map(UserAgentName.short) ?? "Unknown device"
+        return "\(agent) (\(record.method))"
+    }
+
+    func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
+        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
+            try await services.store.revokeSession(id: id, userID: session.user.id)
+        else {
+            throw APIError(.notFound, "not_found", "You have no session with that id.")
+        }
+        await services.audit.record(.sessionRevoked, user: session.user.id, client: context.client(request), detail: id.uuidString)
+        return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
+    }
+
+    struct SignOutForm: WebForm {
+        let csrf: String
+        let scope: String?
+    }
+
+    func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try await signedIn(request) else { return WebSessions.redirect(to: "/") }
+        let form = try await web.form(SignOutForm.self, request, context, visitor: visitor)
+        let client = context.client(request)
+        let notice: Notice
+        if form.scope == "everywhere" {
+            try await services.store.revokeSessions(of: session.user.id, except: nil)
+            await services.audit.record(.signOutAll, user: session.user.id, method: session.method, client: client)
+            notice = .signedOutEverywhere
+        } else {
+            _ = try await services.store.revokeSession(id: session.sessionID, userID: session.user.id)
+            await services.audit.record(.signOut, user: session.user.id, method: session.method, client: client)
+            notice = .signedOut
+        }
+        var response = WebSessions.redirect(to: "/?notice=\(notice.rawValue)")
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Authenticator.cookieName)))
+        return response
+    }
+
+    struct DeletePage: PageContent {
+        let frame: PageFrame
+        let name: String
+    }
+
+    func confirmDeletion(_ request: Request) async throws -> Response {
+        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
+        return pages.render("delete", DeletePage(frame: pages.frame("Delete your account", visitor), name: session.user.displayName), visitor: visitor)
+    }
+
+    func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
+        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        try await services.store.deleteUser(id: session.user.id)
+        await services.audit.record(.accountDeleted, user: session.user.id, client: context.client(request))
+        var response = WebSessions.redirect(to: "/?notice=\(Notice.deleted.rawValue)")
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Authenticator.cookieName)))
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(WebVisitor.deviceCookieName)))
+        return response
+    }
+}
+
+/// A short name for a User-Agent header, for the sessions list.
+enum UserAgentName {
+    static func short(_ agent: String) -> String {
+        let known: [(String, String)] = [
+            ("Edg/", "Edge"), ("Chrome/", "Chrome"), ("Firefox/", "Firefox"), ("Safari/", "Safari"), ("chatter/", "chatter (terminal)"),
+            ("CFNetwork", "Apple app"), ("okhttp", "Android app"),
+        ]
+        let name = known.first { agent.contains($0.0) }?.1 ?? String(agent.prefix(40))
+        let system = ["iPhone", "iPad", "Android", "Mac OS X", "Windows", "Linux"].first { agent.contains($0) }
+        return system.map { "\(name) on \($0 == "Mac OS X" ? "macOS" : $0)" } ?? name
+    }
+}

@@ -1,0 +1,272 @@
+import ChatterWire
+import ExtrasBase64
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/auth`: sign-in with an emailed code or a password, sign-up and reset (each proven with an emailed
+/// code, as in the native API), and Google when a web client ID is configured. The same flows, limits and
+/// device allowance as the native API; only the answers differ (pages and redirects instead of JSON).
+struct AuthPages {
+    let services: ChatterServices
+    let pages: WebPages
+    let web: WebSessions
+
+    func register(on router: Router<ChatterRequestContext>) {
+        router.get("auth") { request, _ in try await signInPage(request) }
+        router.get("auth/signup") { request, _ in try await startPage(request, .signup) }
+        router.get("auth/reset") { request, _ in try await startPage(request, .reset) }
+        router.post("auth/code") { request, context in try await sendCode(request, context) }
+        router.get("auth/code") { request, _ in try await codePage(request) }
+        router.post("auth/code/resend") { request, context in try await resend(request, context) }
+        router.post("auth/code/verify") { request, context in try await verify(request, context) }
+        router.post("auth/password") { request, context in try await password(request, context) }
+        router.post("auth/google") { request, context in try await google(request, context) }
+    }
+
+    /// What an emailed code is for: the code step shows the fields each needs.
+    enum Purpose: String, Codable {
+        case signin, signup, reset
+
+        var heading: String {
+            switch self {
+            case .signin: "Enter your code"
+            case .signup: "Create your account"
+            case .reset: "Choose a new password"
+            }
+        }
+    }
+
+    /// The address waiting for its code, kept in the browser between the two steps.
+    struct Pending: Codable {
+        var email: String
+        var purpose: Purpose
+        var sentAt: Double
+        var next: String?
+
+        var cookie: String {
+            let json = (try? JSONEncoder().encode(self)) ?? Data()
+            return WebCookie.make(WebVisitor.pendingCookieName, Base64.encodeToString(bytes: json, options: [.base64UrlAlphabet, .omitPaddingCharacter]), maxAge: 600)
+        }
+
+        init(email: String, purpose: Purpose, sentAt: Double, next: String?) {
+            self.email = email
+            self.purpose = purpose
+            self.sentAt = sentAt
+            self.next = next
+        }
+
+        init?(_ request: Request) {
+            guard let value = request.cookies[WebVisitor.pendingCookieName]?.value, value.utf8.count <= 1024,
+                let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
+                let pending = try? JSONDecoder().decode(Pending.self, from: Data(bytes)),
+                let email = EmailAddress.normalize(pending.email)
+            else { return nil }
+            self = pending
+            self.email = email
+            self.next = pending.next.flatMap(WebSessionRoutes.sameSitePath)
+        }
+    }
+
+    // MARK: pages
+
+    struct SignInPage: PageContent {
+        let frame: PageFrame
+        let next: String
+        let email: String
+        let google: String?
+    }
+
+    func signInPage(_ request: Request, visitor known: WebVisitor? = nil, email: String = "", error: APIError? = nil) async throws -> Response {
+        let visitor = try await web.visitor(request, known: known)
+        let next = request.uri.queryParameters.get("next").flatMap(WebSessionRoutes.sameSitePath) ?? ""
+        if visitor.session != nil, error == nil { return WebSessions.redirect(to: next.isEmpty ? "/" : next) }
+        let page = SignInPage(
+            frame: pages.frame("Sign in", visitor, error: error?.body.message), next: next, email: email, google: pages.policy.googleWebClientID)
+        return pages.render("auth", page, status: error?.status ?? .ok, visitor: visitor, google: true)
+    }
+
+    struct StartPage: PageContent {
+        let frame: PageFrame
+        let heading: String
+        let explanation: String
+        let purpose: String
+        let next: String
+        let email: String
+    }
+
+    func startPage(_ request: Request, _ purpose: Purpose, visitor known: WebVisitor? = nil, email: String = "", error: APIError? = nil) async throws -> Response {
+        let visitor = try await web.visitor(request, known: known)
+        let explanation = purpose == .signup
+            ? "Enter your email. We send a code to prove it is yours; then you choose a password."
+            : "Enter your account's email. We send a code to prove it is yours; then you choose a new password."
+        let page = StartPage(
+            frame: pages.frame(purpose.heading, visitor, error: error?.body.message), heading: purpose.heading, explanation: explanation,
+            purpose: purpose.rawValue, next: request.uri.queryParameters.get("next").flatMap(WebSessionRoutes.sameSitePath) ?? "", email: email)
+        return pages.render("start", page, status: error?.status ?? .ok, visitor: visitor)
+    }
+
+    struct CodePage: PageContent {
+        let frame: PageFrame
+        let heading: String
+        let email: String
+        let signUp: Bool
+        let needsPassword: Bool
+        let minimumLength: Int
+        let nameLength = Limits.nameCharacters
+        let action: String
+        let wait: Int
+        let waiting: Bool
+        let restart: String
+    }
+
+    func codePage(_ request: Request, visitor known: WebVisitor? = nil, error: APIError? = nil) async throws -> Response {
+        let visitor = try await web.visitor(request, known: known)
+        guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
+        let elapsed = services.now().timeIntervalSince1970 - pending.sentAt
+        let wait = max(0, min(Int(services.codes.limits.cooldown), Int((services.codes.limits.cooldown - elapsed).rounded(.up))))
+        let page = CodePage(
+            frame: pages.frame(pending.purpose.heading, visitor, error: error?.body.message), heading: pending.purpose.heading,
+            email: pending.email, signUp: pending.purpose == .signup, needsPassword: pending.purpose != .signin,
+            minimumLength: services.rules.minimumLength,
+            action: pending.purpose == .signin ? "Sign in" : pending.purpose == .signup ? "Create account" : "Set password and sign in",
+            wait: wait, waiting: wait > 0,
+            restart: pending.purpose == .signin ? "/auth" : "/auth/\(pending.purpose.rawValue)")
+        return pages.render("code", page, status: error?.status ?? .ok, visitor: visitor)
+    }
+
+    // MARK: forms
+
+    struct CodeForm: WebForm {
+        let csrf: String
+        let purpose: Purpose
+        let email: String
+        let next: String?
+    }
+
+    func sendCode(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try await web.visitor(request)
+        let form = try await web.form(CodeForm.self, request, context, visitor: visitor)
+        do {
+            let email = try EmailCodeFlow.address(form.email)
+            return try await send(email, form.purpose, next: form.next, request, context)
+        } catch let error as APIError {
+            if form.purpose == .signin { return try await signInPage(request, visitor: visitor, email: form.email, error: error) }
+            return try await startPage(request, form.purpose, visitor: visitor, email: form.email, error: error)
+        }
+    }
+
+    func resend(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try await web.visitor(request)
+        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
+        do {
+            return try await send(pending.email, pending.purpose, next: pending.next, request, context)
+        } catch let error as APIError {
+            return try await codePage(request, visitor: visitor, error: error)
+        }
+    }
+
+    private func send(_ email: String, _ purpose: Purpose, next: String?, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        _ = try await EmailCodeFlow(services: services).send(
+            to: email, purpose: purpose == .reset ? .passwordReset : .signIn, client: context.client(request),
+            deviceToken: request.cookies[WebVisitor.deviceCookieName]?.value)
+        var response = WebSessions.redirect(to: "/auth/code")
+        let pending = Pending(email: email, purpose: purpose, sentAt: services.now().timeIntervalSince1970, next: next.flatMap(WebSessionRoutes.sameSitePath))
+        response.headers.append(HTTPField(name: .setCookie, value: pending.cookie))
+        return response
+    }
+
+    struct VerifyForm: WebForm {
+        let csrf: String
+        let code: String
+        let displayName: String?
+        let password: String?
+    }
+
+    func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try await web.visitor(request)
+        let form = try await web.form(VerifyForm.self, request, context, visitor: visitor)
+        guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
+        let client = context.client(request)
+        do {
+            let user: User
+            switch pending.purpose {
+            case .signin:
+                user = try await EmailCodeFlow(services: services).signIn(email: pending.email, code: form.code, client: client)
+            case .signup:
+                let name = form.displayName.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+                (user, _) = try await PasswordFlow(services: services).signUp(
+                    email: pending.email, password: form.password ?? "", displayName: name, code: form.code, client: client)
+            case .reset:
+                (user, _) = try await PasswordFlow(services: services).reset(
+                    email: pending.email, newPassword: form.password ?? "", code: form.code, client: client)
+            }
+            let method = pending.purpose == .signin ? "email" : "password"
+            return try await web.signedIn(user, method: method, client: client, deviceFor: pending.email, next: pending.next, replacing: visitor)
+        } catch let error as APIError {
+            return try await codePage(request, visitor: visitor, error: error)
+        }
+    }
+
+    struct PasswordForm: WebForm {
+        let csrf: String
+        let email: String
+        let password: String
+        let next: String?
+    }
+
+    func password(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try await web.visitor(request)
+        let form = try await web.form(PasswordForm.self, request, context, visitor: visitor)
+        let client = context.client(request)
+        do {
+            let (user, email) = try await PasswordFlow(services: services).signIn(
+                email: form.email, password: form.password, deviceToken: request.cookies[WebVisitor.deviceCookieName]?.value, client: client)
+            return try await web.signedIn(user, method: "password", client: client, deviceFor: email, next: form.next, replacing: visitor)
+        } catch let error as APIError {
+            return try await signInPage(request, visitor: visitor, email: form.email, error: error)
+        }
+    }
+
+    /// Google Identity Services posts the ID token here, with its own double-submit CSRF cookie
+    /// (`g_csrf_token`), since the post may come from Google's page. The token is verified exactly as
+    /// `/v1/auth/google` verifies one, for the web client ID.
+    struct GoogleForm: Decodable {
+        let credential: String
+        let g_csrf_token: String
+    }
+
+    func google(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let clientID = pages.policy.googleWebClientID else {
+            throw APIError(.notFound, "not_found", "Google sign-in is not configured on this server.")
+        }
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let form = try? URLEncodedFormDecoder().decode(GoogleForm.self, from: String(buffer: buffer)) else {
+            throw APIError(.badRequest, "invalid_form", "Google's answer was incomplete; try again.")
+        }
+        guard let cookie = request.cookies["g_csrf_token"]?.value, !cookie.isEmpty,
+            constantTimeEqual(Array(cookie.utf8), Array(form.g_csrf_token.utf8))
+        else {
+            throw APIError(.forbidden, "csrf_failed", "Google's answer did not come from this browser; try again.")
+        }
+        let client = context.client(request)
+        let identity: VerifiedIdentity
+        do {
+            identity = try await services.google.verify(form.credential, clientID: clientID)
+        } catch {
+            await services.audit.record(.signInFailed, method: "google", client: client, detail: error.check.rawValue)
+            throw error.apiError(provider: "Google")
+        }
+        let user = try await services.store.signIn(
+            IdentityClaims(
+                key: IdentityKey(issuer: identity.issuer, subject: identity.subject), displayName: identity.name.flatMap(CourseRoutes.displayName),
+                email: identity.email.flatMap(EmailAddress.normalize), emailVerified: identity.emailVerified),
+            fallbackName: CourseRoutes.missingName, at: services.now())
+        return try await web.signedIn(user, method: "google", client: client, next: nil, replacing: try await web.visitor(request))
+    }
+}
+
+struct CSRFOnly: WebForm {
+    let csrf: String
+}

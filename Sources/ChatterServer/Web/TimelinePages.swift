@@ -1,0 +1,89 @@
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/`: the timeline, newest first, readable without signing in; a post form when signed in.
+struct TimelinePages {
+    let services: ChatterServices
+    let pages: WebPages
+    let web: WebSessions
+    let timeline: Timeline
+
+    static let pageSize = 50
+
+    func register(on router: Router<ChatterRequestContext>) {
+        router.get("/") { request, _ in try await show(request) }
+        router.post("post") { request, context in try await post(request, context) }
+    }
+
+    struct Page: PageContent {
+        struct Item { let name, message, iso, utc: String }
+        let frame: PageFrame
+        let chatts: [Item]
+        let hasChatts: Bool
+        let older: String?
+        let paged: Bool
+        let maxLength = Limits.messageCharacters
+        let draft: String
+    }
+
+    func show(_ request: Request, visitor known: WebVisitor? = nil, draft: String = "", error: APIError? = nil) async throws -> Response {
+        let visitor = try await web.visitor(request, known: known)
+        let before = request.uri.queryParameters.get("before").flatMap(UUID.init(uuidString:))
+        let chatts = try await services.store.chatts(before: before, limit: Self.pageSize)
+        let notice = request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text
+        let page = Page(
+            frame: pages.frame("Timeline", visitor, notice: notice, error: error?.body.message),
+            chatts: chatts.map { Page.Item(name: $0.name, message: $0.message, iso: WebTime.iso($0.time), utc: WebTime.utc($0.time)) },
+            hasChatts: !chatts.isEmpty, older: chatts.count == Self.pageSize ? chatts.last?.id.uuidString : nil, paged: before != nil,
+            draft: draft)
+        return pages.render("timeline", page, status: error?.status ?? .ok, visitor: visitor)
+    }
+
+    struct PostForm: WebForm {
+        let csrf: String
+        let message: String
+    }
+
+    func post(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try await web.visitor(request)
+        let form = try await web.form(PostForm.self, request, context, visitor: visitor)
+        guard let session = visitor.session else { return WebSessions.redirect(to: "/auth?next=/") }
+        do {
+            let message = form.message.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !message.isEmpty else { throw APIError(.badRequest, "empty_message", "Write something before posting.") }
+            try CourseRoutes.checkLimits(name: nil, message: message)
+            try await timeline.add(Chatt(name: session.user.displayName, message: message, time: services.now(), userID: session.user.id))
+        } catch let error as APIError {
+            return try await show(request, visitor: visitor, draft: form.message, error: error)
+        }
+        return WebSessions.redirect(to: "/")
+    }
+}
+
+/// What a redirect can ask a page to say: a closed set, so a link cannot put words on the page.
+enum Notice: String {
+    case signedOut = "signed-out", signedOutEverywhere = "signed-out-everywhere", revoked, deleted, alreadySignedIn = "signed-in"
+
+    var text: String {
+        switch self {
+        case .signedOut: "You are signed out of this browser."
+        case .signedOutEverywhere: "You are signed out everywhere."
+        case .revoked: "That session is signed out."
+        case .deleted: "Your account is deleted."
+        case .alreadySignedIn: "You are signed in."
+        }
+    }
+}
+
+/// Times as pages show them: UTC in the HTML, turned into the reader's local time by `chatter.js`.
+enum WebTime {
+    static func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+
+    static func utc(_ date: Date) -> String {
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
+        style.timeZone = TimeZone(identifier: "UTC")!
+        return date.formatted(style) + " UTC"
+    }
+}

@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+
+/// The web app's templates and static files, loaded once from the bundle, and the headers every page
+/// carries: a content security policy without inline script, no framing unless the operator allows an
+/// app's origin, a same-origin referrer, and no caching of pages that show one person's data.
+struct WebPages: Sendable {
+    let library: MustacheLibrary
+    let assets: [String: StaticAsset]
+    let policy: WebPolicy
+
+    struct StaticAsset: Sendable {
+        let bytes: ByteBuffer
+        let contentType: String
+        /// A digest of the content: URLs carry it, so a new build is fetched at once and an old one can be cached long.
+        let version: String
+    }
+
+    init(policy: WebPolicy) {
+        (library, assets) = (Self.bundled.library, Self.bundled.assets)
+        self.policy = policy
+    }
+
+    /// Read once per process. A file missing from the bundle is a packaging mistake: its pages answer 500
+    /// and the web tests fail.
+    private static let bundled: (library: MustacheLibrary, assets: [String: StaticAsset]) = {
+        var library = MustacheLibrary()
+        var assets: [String: StaticAsset] = [:]
+        guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return (library, assets) }
+        let templates = root.appendingPathComponent("templates")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? [] where name.hasSuffix(".mustache") {
+            guard let text = try? String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8) else { continue }
+            try? library.register(text, named: String(name.dropLast(".mustache".count)))
+        }
+        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+        let statics = root.appendingPathComponent("static")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: statics.path)) ?? [] {
+            guard let type = types[(name as NSString).pathExtension], let data = try? Data(contentsOf: statics.appendingPathComponent(name)) else { continue }
+            let digest = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+            assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)
+        }
+        return (library, assets)
+    }()
+
+    /// The URL of a static file, versioned by its content.
+    func assetURL(_ name: String) -> String {
+        "/static/\(name)?v=\(assets[name]?.version ?? "0")"
+    }
+
+    /// `page` rendered through `template`, with the security headers and any cookies `visitor` needs set.
+    func render(_ template: String, _ page: some PageContent, status: HTTPResponse.Status = .ok, visitor: WebVisitor?, google: Bool = false) -> Response {
+        guard let html = library.render(page, withTemplate: template) else {
+            return Response(status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "chatterd: the page template is missing")))
+        }
+        var response = Response(status: status, headers: headers(google: google), body: .init(byteBuffer: ByteBuffer(string: html)))
+        if let visitor, visitor.isNewBrowser { response.headers.append(HTTPField(name: .setCookie, value: visitor.browserCookie)) }
+        return response
+    }
+
+    func headers(google: Bool = false) -> HTTPFields {
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8",
+            .contentSecurityPolicy: policy.contentSecurityPolicy(google: google),
+            .referrerPolicy: "same-origin",
+            .xContentTypeOptions: "nosniff",
+            .cacheControl: "no-store",
+        ]
+        if policy.frameAncestors.isEmpty { headers[.xFrameOptions] = "DENY" }
+        return headers
+    }
+
+    func asset(_ name: String) -> Response? {
+        guard let asset = assets[name] else { return nil }
+        return Response(
+            status: .ok,
+            headers: [.contentType: asset.contentType, .cacheControl: "public, max-age=31536000, immutable", .xContentTypeOptions: "nosniff"],
+            body: .init(byteBuffer: asset.bytes))
+    }
+}
+
+/// What the operator chose for the pages: which origins may frame them, and Google's web client ID.
+struct WebPolicy: Sendable {
+    var frameAncestors: [String] = []
+    var googleWebClientID: String?
+
+    static let google = "https://accounts.google.com/gsi/"
+
+    /// Scripts and styles from chatterd only (Google's sign-in library too, on the page that shows its button).
+    /// Written out rather than through Hummingbird's `ContentSecurityPolicy`, whose directives take a fixed
+    /// list of sources, where the frame ancestors are the operator's list.
+    func contentSecurityPolicy(google: Bool) -> String {
+        let withGoogle = google && googleWebClientID != nil
+        let ancestors = frameAncestors.isEmpty ? "'none'" : frameAncestors.joined(separator: " ")
+        var parts = [
+            "default-src 'none'",
+            "script-src 'self'" + (withGoogle ? " \(Self.google)client" : ""),
+            "style-src 'self'" + (withGoogle ? " \(Self.google)style" : ""),
+            "img-src 'self' data:",
+            "connect-src 'self'" + (withGoogle ? " \(Self.google)" : ""),
+            "form-action 'self'",
+            "base-uri 'none'",
+            "frame-ancestors \(ancestors)",
+        ]
+        if withGoogle { parts.append("frame-src \(Self.google)") }
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// What every page's layout shows.
+protocol PageContent {
+    var frame: PageFrame { get }
+}
+
+/// Templates read stored properties only (swift-mustache reflects with `Mirror`), so nothing here is computed.
+struct PageFrame {
+    var title: String
+    var csrf: String
+    var user: String?
+    var signedIn: Bool
+    var notice: String?
+    var error: String?
+    var css: String
+    var js: String
+}
+
+extension WebPages {
+    func frame(_ title: String, _ visitor: WebVisitor?, notice: String? = nil, error: String? = nil) -> PageFrame {
+        PageFrame(
+            title: title, csrf: visitor?.csrfToken ?? "", user: visitor?.session?.user.displayName, signedIn: visitor?.session != nil,
+            notice: notice, error: error, css: assetURL("chatter.css"), js: assetURL("chatter.js"))
+    }
+}
+
+extension HTTPField.Name {
+    static let xFrameOptions = Self("X-Frame-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+}

@@ -1,0 +1,53 @@
+import ChatterWire
+import Crypto
+import Foundation
+import Hummingbird
+
+/// The browser behind a web request: its own random identity (which the CSRF token of every form is
+/// derived from, so forms work before sign-in and sign-in forms cannot be forged from another site), and
+/// the session its cookie names, if any.
+struct WebVisitor: Sendable {
+    static let browserCookieName = "__Host-chatter-browser"
+    static let deviceCookieName = "__Host-chatter-device"
+    static let pendingCookieName = "__Host-chatter-pending"
+
+    let browserID: String
+    /// This response must set the browser cookie: the request had none.
+    let isNewBrowser: Bool
+    let session: AuthenticatedSession?
+
+    var csrfToken: String { Self.csrfToken(forBrowser: browserID) }
+    var browserCookie: String { WebCookie.make(Self.browserCookieName, browserID, maxAge: 400 * 86_400) }
+
+    /// Derived from the browser's secret cookie, so nothing more is stored and another site cannot know it.
+    static func csrfToken(forBrowser id: String) -> String {
+        SHA256.hash(data: Array("chatterd form\n\(id)".utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func of(_ request: Request, sessions: SessionService) async throws -> WebVisitor {
+        let existing = request.cookies[browserCookieName]?.value
+        let valid = existing.flatMap { $0.utf8.count == 43 ? $0 : nil }
+        var session: AuthenticatedSession?
+        if let token = request.cookies[Authenticator.cookieName]?.value, !token.isEmpty, token.utf8.count <= 128,
+            case .valid(let found) = try await sessions.authenticate(token)
+        {
+            session = found
+        }
+        return WebVisitor(browserID: valid ?? SessionToken.generate().secret, isNewBrowser: valid == nil, session: session)
+    }
+
+    /// Whether `sent` is this browser's CSRF token, compared in constant time.
+    func accepts(csrf sent: String?) -> Bool {
+        guard let sent, !isNewBrowser else { return false }
+        return constantTimeEqual(Array(sent.utf8), Array(csrfToken.utf8))
+    }
+}
+
+/// The cookies the web app sets: always `__Host-` (so `Secure`, `Path=/`, no `Domain`), `HttpOnly` and `SameSite=Lax`.
+enum WebCookie {
+    static func make(_ name: String, _ value: String, maxAge: Int) -> String {
+        "\(name)=\(value); Path=/; Max-Age=\(maxAge); Secure; HttpOnly; SameSite=Lax"
+    }
+
+    static func expired(_ name: String) -> String { make(name, "", maxAge: 0) }
+}

@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""The Chatter web app in a real browser: Chromium from Debian, driven by Selenium.
+
+Usage: web_test.py --chatterd PATH [--screenshots DIR]
+
+Starts chatterd (development TLS, mail to the outbox) in a temporary data directory, then walks through
+what a person does: read the timeline signed out, sign in with an emailed code (read from the outbox),
+post and see the chatt, reload and stay signed in, revoke another session, sign out everywhere, sign up
+and sign in with a password, take over a native session through the hand-off link, use the site without
+JavaScript, and delete the account. Every page gets an axe-core accessibility check (no serious or
+critical violation) and a screenshot at phone (390x844) and desktop (1280x800) width.
+"""
+import argparse
+import email
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import axe_core_python
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support.ui import WebDriverWait
+
+WIDTHS = {"phone": (390, 844), "desktop": (1280, 800)}
+AXE = open(os.path.join(os.path.dirname(axe_core_python.__file__), "axe.min.js")).read()
+PASSED = []
+
+
+def step(name):
+    print(f"ok {len(PASSED) + 1} - {name}", flush=True)
+    PASSED.append(name)
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+class Server:
+    """chatterd on a free loopback port, over HTTPS with its development certificate."""
+
+    def __init__(self, binary):
+        self.data = tempfile.mkdtemp(prefix="chatter-web-")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.base = f"https://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CHATTERD_")}
+        self.log = open(os.path.join(self.data, "chatterd.log"), "w")
+        self.process = subprocess.Popen(
+            [binary, "--data-dir", self.data, "--port", str(self.port), "--bcrypt-cost", "4"],
+            stdout=subprocess.PIPE, stderr=self.log, env=env, text=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            line = self.process.stdout.readline()
+            if "listening on" in line:
+                return
+            if self.process.poll() is not None:
+                break
+        raise RuntimeError("chatterd did not start; its log: " + open(self.log.name).read())
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+        shutil.rmtree(self.data, ignore_errors=True)
+
+    def latest_code(self, address, after=0.0):
+        """The code in the newest mail to `address` written after `after`."""
+        outbox = os.path.join(self.data, "outbox")
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            mails = []
+            for name in os.listdir(outbox) if os.path.isdir(outbox) else []:
+                path = os.path.join(outbox, name)
+                with open(path) as handle:
+                    message = email.message_from_file(handle)
+                if address in message["To"] and os.path.getmtime(path) > after:
+                    mails.append((os.path.getmtime(path), message.get_payload()))
+            if mails:
+                return re.search(r"\b(\d{6})\b", sorted(mails)[-1][1]).group(1)
+            time.sleep(0.1)
+        raise AssertionError(f"no code mailed to {address}")
+
+    def api(self, method, path, body=None, bearer=None):
+        """The native API, as an app would call it."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        request.add_header("User-Agent", "ChatterApp/1.0 CFNetwork Darwin iPhone")
+        if bearer:
+            request.add_header("Authorization", "Bearer " + bearer)
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        try:
+            with urllib.request.urlopen(request, context=context) as response:
+                text = response.read().decode()
+                return response.status, (json.loads(text) if text else None)
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read().decode() or "null")
+
+    def native_sign_in(self, address):
+        started = time.time() - 1
+        status, _ = self.api("POST", "/v1/auth/email/code", {"email": address})
+        check(status == 202, f"native code request answered {status}")
+        status, session = self.api("POST", "/v1/auth/email/verify", {"email": address, "code": self.latest_code(address, started)})
+        check(status == 200, f"native sign-in answered {status}")
+        return session
+
+
+def browser(javascript=True):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--ignore-certificate-errors", "--lang=en-US"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
+    driver.set_window_size(*WIDTHS["desktop"])
+    return driver
+
+
+class Visit:
+    """One browser's walk through the site, checking and photographing every page it sees."""
+
+    def __init__(self, driver, server, shots):
+        self.driver, self.server, self.shots = driver, server, shots
+
+    def go(self, path):
+        self.driver.get(self.server.base + path)
+
+    def find(self, selector):
+        return self.driver.find_element(By.CSS_SELECTOR, selector)
+
+    def finds(self, selector):
+        return self.driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def fill(self, selector, text):
+        field = self.find(selector)
+        field.clear()
+        field.send_keys(text)
+
+    def submit(self, selector):
+        """Clicks and waits for the next page: every form posts and redirects."""
+        old = self.find("html")
+        self.find(selector).click()
+        WebDriverWait(self.driver, 15).until(lambda _: self.detached(old))
+
+    @staticmethod
+    def detached(element):
+        # With JavaScript off, chromedriver reports a detached node as an inspector error, not as stale.
+        try:
+            element.tag_name
+            return False
+        except WebDriverException:
+            return True
+
+    def signed_in_as(self):
+        links = self.finds("header nav a[href='/account']")
+        return links[0].text if links else None
+
+    def page(self, name):
+        """Checks the page with axe-core and the console for CSP refusals, and photographs it at both widths."""
+        if self.driver.execute_script("return typeof axe") == "undefined":
+            self.driver.execute_script(AXE)
+        result = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations)).catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
+        bad = [v for v in result if v.get("impact") in ("serious", "critical")]
+        check(not bad, f"{name}: accessibility violations: " + "; ".join(f"{v['id']} ({v['impact']}): {v['help']} at {[n.get('target') for n in v['nodes']][:3]}" for v in bad))
+        refused = [entry["message"] for entry in self.driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+        check(not refused, f"{name}: the content security policy refused something: {refused}")
+        if self.shots:
+            for label, (width, height) in WIDTHS.items():
+                self.driver.set_window_size(width, height)
+                self.driver.save_screenshot(os.path.join(self.shots, f"{name}-{label}.png"))
+            self.driver.set_window_size(*WIDTHS["desktop"])
+        return len(result)
+
+    def sign_in_with_code(self, address, shoot=True):
+        self.go("/auth")
+        if shoot:
+            self.page("auth")
+        started = time.time() - 1
+        self.fill("#code-email", address)
+        self.submit("#code-email ~ button")
+        check(self.driver.current_url.endswith("/auth/code"), f"the code step follows, not {self.driver.current_url}")
+        check(address in self.find("main").text, "the code step names the address")
+        if shoot:
+            self.page("code")
+        self.fill("#code", self.server.latest_code(address, started))
+        self.submit("form[action='/auth/code/verify'] button")
+
+
+def run(server, shots):
+    driver = browser()
+    other = None
+    try:
+        visit = Visit(driver, server, shots)
+
+        # Signed out, the timeline is readable, and asks to sign in to post.
+        poster = server.native_sign_in("poster@example.com")
+        status, _ = server.api("POST", "/v1/chatts", {"message": "Hello from the app"}, bearer=poster["accessToken"])
+        check(status == 201, f"the app posted ({status})")
+        visit.go("/")
+        check(visit.find(".chatt .message").text == "Hello from the app", "the app's chatt is on the timeline")
+        check(visit.find("h1").text == "Timeline", "the home page is the timeline")
+        check(not visit.finds("textarea#message"), "no post form when signed out")
+        check(visit.signed_in_as() is None, "signed out")
+        visit.page("timeline-signed-out")
+        step("the timeline is readable signed out, with no post form")
+
+        # Sign in with an emailed code read from the outbox.
+        visit.sign_in_with_code("ada@example.com")
+        check(visit.driver.current_url.rstrip("/") == server.base, "back on the timeline after sign-in")
+        check(visit.signed_in_as() == "ada", f"signed in as ada, not {visit.signed_in_as()}")
+        cookie = driver.get_cookie("__Host-chatter-session")
+        check(cookie and cookie["secure"] and cookie["httpOnly"] and cookie.get("sameSite") == "Lax", f"hardened session cookie: {cookie}")
+        step("sign in with an emailed code from the outbox; the cookie is __Host-, Secure, HttpOnly, SameSite=Lax")
+
+        # Post a chatt that tries to be markup: it shows as text.
+        hostile = "<script>document.title='owned'</script> <b>hello</b> & bye"
+        visit.fill("#message", hostile)
+        visit.submit("form[action='/post'] button")
+        first = visit.finds(".chatt .message")[0]
+        check(first.text == hostile, f"the chatt shows as written: {first.text!r}")
+        check(driver.title != "owned" and not visit.finds(".chatt .message b"), "the chatt's markup was not interpreted")
+        visit.page("timeline-signed-in")
+        step("post a chatt; markup in it shows as text")
+
+        # Times are shown in the reader's time zone (the browser runs with TZ=Asia/Tokyo).
+        stamp = visit.find(".chatt time")
+        check("UTC" not in stamp.text and stamp.get_attribute("title").endswith("Z"), f"local time shown: {stamp.text!r}")
+        step("the timeline shows local times")
+
+        driver.refresh()
+        check(visit.signed_in_as() == "ada", "still signed in after a reload")
+        step("reload and stay signed in")
+
+        # Another session (a phone app) is listed and can be revoked from the account page.
+        phone = server.native_sign_in("ada@example.com")
+        visit.go("/account")
+        rows = visit.finds(".sessions li")
+        check(len(rows) == 2, f"two sessions listed, not {len(rows)}")
+        check(any("this browser" in row.text for row in rows), "this browser is marked")
+        visit.page("account")
+        visit.submit(".sessions li form button")
+        check(len(visit.finds(".sessions li")) == 1, "the revoked session is gone from the list")
+        check("signed out" in visit.find(".notice").text, "the page says so")
+        status, _ = server.api("GET", "/v1/me", bearer=phone["accessToken"])
+        check(status == 401, f"the revoked app session is refused ({status})")
+        step("revoke another session and see it gone (its token is refused)")
+
+        # Sign out everywhere: this browser and the app.
+        phone = server.native_sign_in("ada@example.com")
+        visit.go("/account")
+        visit.submit("button[value='everywhere']")
+        check(visit.signed_in_as() is None, "signed out here")
+        check("everywhere" in visit.find(".notice").text, "the notice says everywhere")
+        status, _ = server.api("GET", "/v1/me", bearer=phone["accessToken"])
+        check(status == 401, "the app session ended too")
+        step("sign out everywhere")
+
+        # Sign up with a password (proven with a code), sign out, and sign in with it.
+        visit.go("/auth/signup")
+        visit.page("signup")
+        started = time.time() - 1
+        visit.fill("#email", "grace@example.com")
+        visit.submit("form[action='/auth/code'] button")
+        visit.fill("#code", server.latest_code("grace@example.com", started))
+        visit.fill("#display-name", "Grace Hopper")
+        visit.fill("#new-password", "a long and unusual phrase")
+        visit.page("signup-code")
+        visit.submit("form[action='/auth/code/verify'] button")
+        check(visit.signed_in_as() == "Grace Hopper", "signed up and in")
+        visit.go("/account")
+        visit.submit("button[value='this']")
+        visit.go("/auth")
+        visit.fill("#password-email", "grace@example.com")
+        visit.fill("#password", "not the password")
+        visit.submit("form[action='/auth/password'] button")
+        check("not right" in visit.find(".error").text, "a wrong password is refused with a message")
+        visit.page("auth-error")
+        visit.fill("#password", "a long and unusual phrase")
+        visit.submit("form[action='/auth/password'] button")
+        check(visit.signed_in_as() == "Grace Hopper", "signed in with the password")
+        step("sign up with a code and a password, sign out, sign in with the password")
+
+        # The hand-off: an app's native session becomes this browser's, asking first when it would switch accounts.
+        app = server.native_sign_in("lin@example.com")
+        status, link = server.api("POST", "/v1/auth/web-session", bearer=app["accessToken"])
+        check(status == 200, "the app gets a link")
+        visit.go(link["url"] + "&next=/account")
+        check(visit.find("h1").text.startswith("Continue as lin"), "a signed-in browser is asked before switching accounts")
+        check("Grace Hopper" in visit.find("main").text, "the question names the current account")
+        visit.page("handoff")
+        visit.submit("main form button")
+        check(driver.current_url.endswith("/account") and visit.signed_in_as() == "lin", "switched to lin, on the page next named")
+        visit.go("/account")
+        visit.submit("button[value='this']")
+        status, link = server.api("POST", "/v1/auth/web-session", bearer=app["accessToken"])
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"X-Chatter-Web-Session": "app"}})
+        visit.go(link["url"] + "&next=/account")
+        driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
+        check(driver.current_url.endswith("/account") and visit.signed_in_as() == "lin", "the app's own web view is signed in at once")
+        step("the hand-off from a native bearer session (asks when the browser would switch accounts; the app's web view goes straight in)")
+
+        # Deleting the account asks first.
+        visit.go("/account/delete")
+        visit.page("delete")
+        visit.submit("main form button")
+        check(visit.signed_in_as() is None and "deleted" in visit.find(".notice").text, "the account is deleted and the browser signed out")
+        status, _ = server.api("GET", "/v1/me", bearer=app["accessToken"])
+        check(status == 401, "the app's session ended with the account")
+        step("delete the account after a confirmation step")
+
+        # Errors are pages, without a stack or a token.
+        visit.go("/no/such/page")
+        check(visit.find("h1").text == "Page not found", "a 404 page")
+        visit.page("not-found")
+        step("an unknown page answers a plain 404 page")
+
+        # Without JavaScript: the forms post and redirect.
+        other = browser(javascript=False)
+        plain = Visit(other, server, None)
+        plain.sign_in_with_code("noscript@example.com", shoot=False)
+        check(plain.signed_in_as() == "noscript", "signed in without JavaScript")
+        plain.fill("#message", "posted without JavaScript")
+        plain.submit("form[action='/post'] button")
+        check(plain.finds(".chatt .message")[0].text == "posted without JavaScript", "posted without JavaScript")
+        step("sign in and post with JavaScript off")
+    finally:
+        driver.quit()
+        if other:
+            other.quit()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chatterd", required=True)
+    parser.add_argument("--screenshots", default=None)
+    args = parser.parse_args()
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+    os.environ["TZ"] = "Asia/Tokyo"
+    server = Server(args.chatterd)
+    try:
+        run(server, args.screenshots)
+    except Exception:
+        print("not ok - the walk stopped; chatterd's log follows", file=sys.stderr)
+        print(open(os.path.join(server.data, "chatterd.log")).read()[-4000:], file=sys.stderr)
+        raise
+    finally:
+        server.stop()
+    print(f"1..{len(PASSED)}: every step passed" + (f"; screenshots in {args.screenshots}" if args.screenshots else ""))
+
+
+if __name__ == "__main__":
+    main()

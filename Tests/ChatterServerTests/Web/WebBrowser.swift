@@ -1,0 +1,69 @@
+import ChatterTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+@testable import ChatterServer
+
+/// A browser as chatterd sees one: a cookie jar that follows `Set-Cookie`, pages asked for as HTML, and
+/// forms posted with the CSRF token the pages carry.
+struct WebBrowser {
+    let h: Harness
+    var cookies: [String: String] = [:]
+    var userAgent = "Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537.36"
+
+    init(_ h: Harness) { self.h = h }
+
+    var headers: HTTPFields {
+        var fields: HTTPFields = [.accept: "text/html,application/xhtml+xml", .userAgent: userAgent]
+        if !cookies.isEmpty { fields[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }
+        return fields
+    }
+
+    /// The token the browser's pages put in their forms.
+    var csrf: String { cookies[WebVisitor.browserCookieName].map(WebVisitor.csrfToken(forBrowser:)) ?? "" }
+
+    mutating func get(_ path: String, extra: HTTPFields = [:]) async throws -> LiveResponse {
+        var fields = headers
+        fields.append(contentsOf: extra)
+        return remember(try await h.client.execute(uri: path, method: .get, headers: fields))
+    }
+
+    /// Posts `fields` as a form; the page's CSRF token is added unless `csrf` says otherwise.
+    mutating func post(_ path: String, _ fields: [(String, String)], csrf token: String? = nil) async throws -> LiveResponse {
+        var all = fields
+        all.append(("csrf", token ?? csrf))
+        return try await postRaw(path, Self.encode(all))
+    }
+
+    mutating func postRaw(_ path: String, _ body: String) async throws -> LiveResponse {
+        var fields = headers
+        fields[.contentType] = "application/x-www-form-urlencoded"
+        return remember(try await h.client.execute(uri: path, method: .post, headers: fields, body: ByteBuffer(string: body)))
+    }
+
+    static func encode(_ fields: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+    }
+
+    mutating func remember(_ response: LiveResponse) -> LiveResponse {
+        for header in response.headers[values: .setCookie] {
+            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2 else { continue }
+            if header.contains("Max-Age=0") || pair[1].isEmpty { cookies[pair[0]] = nil } else { cookies[pair[0]] = pair[1] }
+        }
+        return response
+    }
+
+    /// Opens a page (for the browser cookie), asks for a code and enters it: the whole email-code sign-in.
+    mutating func signInWithCode(_ email: String, next: String = "") async throws -> LiveResponse {
+        _ = try await get("/auth")
+        let sent = try await post("/auth/code", [("purpose", "signin"), ("email", email), ("next", next)])
+        guard sent.status == .seeOther, let code = await h.mail.lastCode(to: email) else { return sent }
+        return try await post("/auth/code/verify", [("code", code)])
+    }
+
+    static func text(_ response: LiveResponse) -> String { String(buffer: response.body) }
+}

@@ -1,0 +1,241 @@
+import ChatterTestSupport
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Testing
+
+@testable import ChatterServer
+
+/// The web app's pages and forms against a live chatterd: the headers every page carries, CSRF on every
+/// form, escaping, and the flows a browser walks through (the browser itself is in Tests/Browser).
+@Suite struct WebPagesTests {
+    @Test func pagesCarryTheSecurityHeadersAndAHardenedBrowserCookie() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            for path in ["/", "/auth", "/auth/signup", "/auth/reset"] {
+                let page = try await browser.get(path)
+                #expect(page.status == .ok, "\(path)")
+                let policy = try #require(page.headers[.contentSecurityPolicy])
+                #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"), "\(path): \(policy)")
+                #expect(policy.contains("frame-ancestors 'none'") && policy.contains("form-action 'self'"))
+                #expect(page.headers[.xFrameOptions] == "DENY")
+                #expect(page.headers[.referrerPolicy] == "same-origin")
+                #expect(page.headers[.xContentTypeOptions] == "nosniff")
+                #expect(page.headers[.cacheControl] == "no-store")
+                #expect(!WebBrowser.text(page).contains("<script>"), "\(path) has no inline script")
+            }
+            var newcomer = WebBrowser(h)
+            let fresh = try await newcomer.get("/")
+            let cookie = try #require(fresh.headers[values: .setCookie].first { $0.hasPrefix(WebVisitor.browserCookieName + "=") })
+            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] { #expect(cookie.contains(attribute)) }
+            #expect(!cookie.contains("Domain="))
+            let css = try await browser.get("/static/chatter.css")
+            #expect(css.status == .ok && css.headers[.contentType] == "text/css; charset=utf-8")
+        }
+    }
+
+    @Test func anOperatorMayLetAnAppsOriginFrameThePages() async throws {
+        try await Harness.run(configure: { $0.webFrameAncestors = ["https://app.example.com"] }) { h async throws in
+            var browser = WebBrowser(h)
+            let page = try await browser.get("/")
+            #expect(page.headers[.contentSecurityPolicy]?.contains("frame-ancestors https://app.example.com") == true)
+            #expect(page.headers[.xFrameOptions] == nil)
+        }
+        var config = ServerConfiguration()
+        config.webFrameAncestors = ["https://app.example.com; script-src *"]
+        #expect(throws: ConfigurationError.self) { try config.validate() }
+    }
+
+    @Test func theTimelineIsReadableSignedOutAndEscapesWhatPeopleWrite() async throws {
+        try await Harness.run { h async throws in
+            let session = try await h.nativeSignIn()
+            let hostile = #"<script>alert("x")</script><img src=x onerror=alert(1)> & 'quotes'"#
+            #expect(try await h.post(NativePath.chatts, NewChattRequest(message: hostile), bearer: session.accessToken).status == .created)
+            var browser = WebBrowser(h)
+            let html = WebBrowser.text(try await browser.get("/"))
+            #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &#39;quotes&#39;"))
+            #expect(!html.contains("<script>alert") && !html.contains("<img src=x"))
+            #expect(!html.contains("name=\"message\""), "no post form signed out")
+            #expect(html.contains("Ada Lovelace"))
+        }
+    }
+
+    @Test func theTimelinePagesNewestFirst() async throws {
+        try await Harness.run { h async throws in
+            let session = try await h.nativeSignIn()
+            for index in 0..<(TimelinePages.pageSize + 5) {
+                h.clock.advance(by: 1)
+                _ = try await h.post(NativePath.chatts, NewChattRequest(message: "chatt number \(index)."), bearer: session.accessToken)
+            }
+            var browser = WebBrowser(h)
+            let first = WebBrowser.text(try await browser.get("/"))
+            #expect(first.contains("chatt number 54.") && !first.contains("chatt number 4."))
+            #expect(first.range(of: "chatt number 54.")!.lowerBound < first.range(of: "chatt number 53.")!.lowerBound, "newest first")
+            let older = try #require(first.firstMatch(of: /href="\/\?before=([0-9A-F-]+)"/)?.1)
+            let second = WebBrowser.text(try await browser.get("/?before=\(older)"))
+            #expect(second.contains("chatt number 4.") && second.contains("chatt number 0.") && !second.contains("chatt number 5."))
+        }
+    }
+
+    @Test func signingInWithAnEmailedCodeSetsTheSessionAndDeviceCookies() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.get("/auth")
+            let sent = try await browser.post("/auth/code", [("purpose", "signin"), ("email", "Ada@Example.com"), ("next", "/account")])
+            #expect(sent.status == .seeOther && sent.headers[.location] == "/auth/code")
+            let step = WebBrowser.text(try await browser.get("/auth/code"))
+            #expect(step.contains("ada@example.com") && step.contains("autocomplete=\"one-time-code\""))
+            let wrong = try await browser.post("/auth/code/verify", [("code", "000000")])
+            #expect(wrong.status == .unauthorized && WebBrowser.text(wrong).contains("That code is wrong"))
+            let code = try #require(await h.mail.lastCode(to: "ada@example.com"))
+            let done = try await browser.post("/auth/code/verify", [("code", code)])
+            #expect(done.status == .seeOther && done.headers[.location] == "/account")
+            let cookies = done.headers[values: .setCookie]
+            let session = try #require(cookies.first { $0.hasPrefix(Authenticator.cookieName + "=") })
+            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=\(Int(WebSessions.lifetime))"] { #expect(session.contains(attribute)) }
+            #expect(cookies.contains { $0.hasPrefix(WebVisitor.deviceCookieName + "=") }, "the browser gets a device cookie")
+            let account = WebBrowser.text(try await browser.get("/account"))
+            #expect(account.contains("ada@example.com") && account.contains("this browser"))
+        }
+    }
+
+    @Test func formsWithoutThisBrowsersCSRFTokenAreRefusedAndChangeNothing() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
+            var stranger = WebBrowser(h)
+            _ = try await stranger.get("/")
+            for token in ["", "0123", stranger.csrf] {
+                let refused = try await browser.post("/post", [("message", "forged")], csrf: token)
+                #expect(refused.status == .forbidden, "token \(token.prefix(8))")
+            }
+            #expect(try await browser.postRaw("/post", "message=no+token+at+all").status == .forbidden)
+            #expect(try await h.store.chattCount() == 0)
+            let sessions = try await h.store.sessionCount()
+            #expect(try await browser.post("/account/signout", [("scope", "everywhere")], csrf: stranger.csrf).status == .forbidden)
+            #expect(try await h.store.sessionCount() == sessions)
+            #expect(try await browser.post("/post", [("message", "real")]).status == .seeOther)
+            #expect(try await h.store.chattCount() == 1)
+        }
+    }
+
+    @Test func signInFormsCannotBePostedFromAnotherSite() async throws {
+        try await Harness.run { h async throws in
+            _ = try await h.passwordSignUp("mallory@example.com", password: "mallory's passphrase")
+            // Login CSRF: another site posts the attacker's credentials from the victim's browser, which has
+            // no browser cookie for it to know, or one whose token it cannot read.
+            var victim = WebBrowser(h)
+            let sessions = try await h.store.sessionCount()
+            let forged = try await victim.post("/auth/password", [("email", "mallory@example.com"), ("password", "mallory's passphrase")], csrf: "guess")
+            #expect(forged.status == .forbidden)
+            _ = try await victim.get("/")
+            let again = try await victim.post("/auth/password", [("email", "mallory@example.com"), ("password", "mallory's passphrase")], csrf: "guess")
+            #expect(again.status == .forbidden)
+            #expect(try await h.store.sessionCount() == sessions)
+            #expect(try await victim.post("/auth/code", [("purpose", "signin"), ("email", "victim@example.com")], csrf: "guess").status == .forbidden)
+            #expect(await h.mail.count(to: "victim@example.com") == 0)
+        }
+    }
+
+    @Test func badFormsGetAClear4xx() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.get("/auth")
+            let missing = try await browser.post("/auth/code", [("email", "ada@example.com")])
+            #expect(missing.status == .badRequest && WebBrowser.text(missing).contains("<h1>"), "a page, not JSON")
+            #expect(try await browser.post("/auth/code", [("purpose", "launch"), ("email", "ada@example.com")]).status == .badRequest)
+            let invalid = try await browser.post("/auth/code", [("purpose", "signin"), ("email", "not an address")])
+            #expect(invalid.status == .badRequest && WebBrowser.text(invalid).contains("not an email address"))
+            let huge = try await browser.postRaw("/auth/code", "email=" + String(repeating: "a", count: Limits.bodyBytes + 1))
+            #expect(huge.status == .contentTooLarge)
+            #expect(try await browser.postRaw("/auth/password", "%%%&&&===").status == .forbidden, "no token can be read from garbage")
+            let noPassword = try await browser.postRaw("/auth/password", WebBrowser.encode([("email", "ada@example.com"), ("csrf", browser.csrf)]))
+            #expect(noPassword.status == .badRequest)
+            #expect(await h.mail.count(to: "ada@example.com") == 0)
+        }
+    }
+
+    @Test func browsersGetErrorPagesAndAPIClientsGetJSON() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            let page = try await browser.get("/no/such/page")
+            #expect(page.status == .notFound && page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(WebBrowser.text(page).contains("Page not found"))
+            let api = try await h.get("/no/such/page")
+            #expect(api.status == .notFound && api.headers[.contentType]?.hasPrefix("application/json") == true)
+        }
+    }
+
+    @Test func webCodeRequestsAtOnceSendOneCode() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.get("/auth")
+            let frozen = browser
+            let answers = try await h.parallel(30) { _ in
+                var copy = frozen
+                return try await copy.post("/auth/code", [("purpose", "signin"), ("email", "ada@example.com")])
+            }
+            #expect(answers.count(.seeOther) == 1)
+            #expect(answers.count(.tooManyRequests) == 29)
+            #expect(await h.mail.count(to: "ada@example.com") == 1)
+        }
+    }
+
+    @Test func signUpSignOutAndSignInWithAPassword() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.get("/auth/signup")
+            #expect(try await browser.post("/auth/code", [("purpose", "signup"), ("email", "grace@example.com")]).status == .seeOther)
+            let step = WebBrowser.text(try await browser.get("/auth/code"))
+            #expect(step.contains("autocomplete=\"new-password\"") && step.contains("name=\"displayName\""))
+            let code = try #require(await h.mail.lastCode(to: "grace@example.com"))
+            let weak = try await browser.post("/auth/code/verify", [("code", code), ("displayName", "Grace"), ("password", "password")])
+            #expect(weak.status == .badRequest, "a common password is refused, and the code stays usable")
+            let done = try await browser.post("/auth/code/verify", [("code", code), ("displayName", "Grace Hopper"), ("password", "a long and unusual phrase")])
+            #expect(done.status == .seeOther)
+            #expect(WebBrowser.text(try await browser.get("/")).contains("Grace Hopper"))
+            #expect(try await browser.post("/account/signout", [("scope", "this")]).headers[.location] == "/?notice=signed-out")
+            #expect(!WebBrowser.text(try await browser.get("/")).contains("href=\"/account\""))
+            let wrong = try await browser.post("/auth/password", [("email", "grace@example.com"), ("password", "wrong")])
+            #expect(wrong.status == .unauthorized && WebBrowser.text(wrong).contains("not right"))
+            let right = try await browser.post("/auth/password", [("email", "grace@example.com"), ("password", "a long and unusual phrase")])
+            #expect(right.status == .seeOther)
+            #expect(WebBrowser.text(try await browser.get("/")).contains("Grace Hopper"))
+        }
+    }
+
+    @Test func revokingAndSigningOutEverywhereEndNativeSessionsToo() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
+            h.clock.advance(by: 61)
+            _ = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "ada@example.com"))
+            let phone = try h.decode(SessionResponse.self, try await h.post(
+                NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: try #require(await h.mail.lastCode(to: "ada@example.com")))))
+            let account = WebBrowser.text(try await browser.get("/account"))
+            #expect(account.contains("/account/sessions/\(phone.sessionID)/revoke"))
+            #expect(try await browser.post("/account/sessions/\(phone.sessionID)/revoke", []).status == .seeOther)
+            #expect(try await h.get(NativePath.me, bearer: phone.accessToken).status == .unauthorized)
+            #expect(try await browser.post("/account/sessions/\(UUID().uuidString)/revoke", []).status == .notFound)
+            #expect(try await browser.post("/account/signout", [("scope", "everywhere")]).status == .seeOther)
+            #expect(try await h.store.sessionCount() == 0)
+        }
+    }
+
+    @Test func deletingTheAccountAsksFirst() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
+            #expect(try await browser.post("/post", [("message", "soon gone")]).status == .seeOther)
+            let ask = try await browser.get("/account/delete")
+            #expect(ask.status == .ok && WebBrowser.text(ask).contains("cannot be undone"))
+            #expect(try await h.store.chattCount() == 1, "asking deletes nothing")
+            let deleted = try await browser.post("/account/delete", [])
+            #expect(deleted.status == .seeOther && deleted.headers[.location] == "/?notice=deleted")
+            #expect(try await h.store.chattCount() == 0)
+            #expect(try await h.store.user(for: .email("ada@example.com")) == nil)
+            #expect(try await browser.get("/account").headers[.location] == "/auth?next=/account")
+        }
+    }
+}

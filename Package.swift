@@ -171,6 +171,7 @@ if Context.environment["CHATTER_FUZZ"] != nil {
         ]),
         ("fuzz-forwarded", "Forwarded", []),
         ("fuzz-smtp-reply", "SMTPReply", [.product(name: "NIOCore", package: "swift-nio")]),
+        ("fuzz-web-forms", "WebForms", []),
     ]
     // The libFuzzer driver call and a way to run async code from the synchronous fuzz callback.
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))

@@ -180,6 +180,8 @@ class Visit:
             "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations)).catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
         bad = [v for v in result if v.get("impact") in ("serious", "critical")]
         check(not bad, f"{name}: accessibility violations: " + "; ".join(f"{v['id']} ({v['impact']}): {v['help']} at {[n.get('target') for n in v['nodes']][:3]}" for v in bad))
+        if name != "axe-self-check":
+            print(f"   axe: {name}: " + (", ".join(f"{v['id']} ({v['impact']})" for v in result) or "no violations"), flush=True)
         refused = [entry["message"] for entry in self.driver.get_log("browser") if "Content Security Policy" in entry["message"]]
         check(not refused, f"{name}: the content security policy refused something: {refused}")
         if self.shots:
@@ -209,6 +211,15 @@ def run(server, shots):
     other = None
     try:
         visit = Visit(driver, server, shots)
+
+        # The accessibility check can fail: a page made to break it (an unlabeled field, text too faint to read) does.
+        driver.get("data:text/html,<html lang=en><title>t</title><main><input><p style='color:%23bbb'>faint</p></main>")
+        try:
+            visit.page("axe-self-check")
+            raise RuntimeError("axe-core passed a page with an unlabeled field")
+        except AssertionError as refused:
+            check("label" in str(refused) and "color-contrast" in str(refused), f"axe named the faults: {refused}")
+        step("the accessibility check fails a page made to fail it")
 
         # Signed out, the timeline is readable, and asks to sign in to post.
         poster = server.native_sign_in("poster@example.com")

@@ -57,7 +57,13 @@ struct AuthPages {
         }
 
         init?(_ request: Request) {
-            guard let value = request.cookies[WebVisitor.pendingCookieName]?.value, value.utf8.count <= 1024,
+            guard let value = request.cookies[WebVisitor.pendingCookieName]?.value else { return nil }
+            self.init(cookie: value)
+        }
+
+        /// Whatever the browser sends back: an address that normalizes and a same-site `next`, or nothing.
+        init?(cookie value: String) {
+            guard value.utf8.count <= 1024,
                 let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
                 let pending = try? JSONDecoder().decode(Pending.self, from: Data(bytes)),
                 let email = EmailAddress.normalize(pending.email)

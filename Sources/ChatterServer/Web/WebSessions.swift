@@ -18,7 +18,11 @@ struct WebSessions: Sendable {
     /// Decodes a posted form after checking its CSRF token against the browser's cookie: a form without this
     /// browser's token is refused before anything in it is read.
     func form<Form: WebForm>(_ type: Form.Type, _ request: Request, _ context: ChatterRequestContext, visitor: WebVisitor) async throws -> Form {
-        let text = String(buffer: try await request.body.collect(upTo: context.maxUploadSize))
+        try Self.decode(Form.self, String(buffer: try await request.body.collect(upTo: context.maxUploadSize)), visitor: visitor)
+    }
+
+    /// Whatever `text` holds, the answer is a form or an `APIError`: 403 without this browser's token, else 400.
+    static func decode<Form: WebForm>(_ type: Form.Type, _ text: String, visitor: WebVisitor) throws -> Form {
         guard visitor.accepts(csrf: (try? URLEncodedFormDecoder().decode(CSRFField.self, from: text))?.csrf) else {
             throw APIError(.forbidden, "csrf_failed", "This form has expired or came from another site. Reload the page and try again.")
         }

@@ -205,6 +205,29 @@ import Testing
         }
     }
 
+    @Test func theOwnersBrowserKeepsItsAllowanceWhileAnAttackerIsThrottled() async throws {
+        try await Harness.run { h async throws in
+            _ = try await h.passwordSignUp("ada@example.com", password: "ada's own passphrase")
+            var owner = WebBrowser(h)
+            _ = try await owner.get("/auth")
+            #expect(try await owner.post("/auth/password", [("email", "ada@example.com"), ("password", "ada's own passphrase")]).status == .seeOther)
+            #expect(owner.cookies[WebVisitor.deviceCookieName] != nil)
+            #expect(try await owner.post("/account/signout", [("scope", "this")]).status == .seeOther)
+            var attacker = WebBrowser(h)
+            _ = try await attacker.get("/auth")
+            let guesser = attacker
+            let answers = try await h.parallel(SignInThrottle.Limits().perAccount + 5) { index in
+                var copy = guesser
+                return try await copy.post("/auth/password", [("email", "ada@example.com"), ("password", "guess \(index)")])
+            }
+            #expect(answers.count(.unauthorized) == SignInThrottle.Limits().perAccount)
+            #expect(answers.count(.tooManyRequests) == 5)
+            #expect(try await attacker.post("/auth/password", [("email", "ada@example.com"), ("password", "ada's own passphrase")]).status == .tooManyRequests)
+            let back = try await owner.post("/auth/password", [("email", "ada@example.com"), ("password", "ada's own passphrase")])
+            #expect(back.status == .seeOther, "the owner's browser signs in on its own allowance")
+        }
+    }
+
     @Test func revokingAndSigningOutEverywhereEndNativeSessionsToo() async throws {
         try await Harness.run { h async throws in
             var browser = WebBrowser(h)

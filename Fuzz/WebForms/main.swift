@@ -1,0 +1,51 @@
+// Fuzz target `web-forms`: arbitrary bytes as the body of every form the web pages post, through the same
+// decoding the routes use (`WebSessions.decode`, CSRF first), and as the pending-code cookie the sign-in
+// pages read back (`AuthPages.Pending`).
+//
+// Input: one byte that chooses the form (modulo the number of forms) and whether this browser's CSRF token
+// is appended, then the body.
+
+@testable import ChatterServer
+import Foundation
+import FuzzSupport
+
+let visitor = WebVisitor(browserID: String(repeating: "b", count: 43), isNewBrowser: false, session: nil)
+
+/// A form or a 400/403 `APIError`, never anything else.
+func decode<Form: WebForm>(_ type: Form.Type, _ text: String) {
+    do {
+        let form = try WebSessions.decode(Form.self, text, visitor: visitor)
+        invariant(visitor.accepts(csrf: form.csrf), "\(Form.self) decoded without this browser's token")
+    } catch let error as APIError {
+        invariant([.badRequest, .forbidden].contains(error.status), "decoding \(Form.self) answered \(error.status)")
+    } catch {
+        fatalError("fuzz invariant violated: decoding \(Form.self) threw \(Swift.type(of: error)), not an APIError")
+    }
+}
+
+let forms: [@Sendable (String) -> Void] = [
+    { decode(TimelinePages.PostForm.self, $0) },
+    { decode(AuthPages.CodeForm.self, $0) },
+    { decode(AuthPages.VerifyForm.self, $0) },
+    { decode(AuthPages.PasswordForm.self, $0) },
+    { decode(AccountPages.SignOutForm.self, $0) },
+    { decode(WebSessionRoutes.ConfirmForm.self, $0) },
+    { decode(CSRFOnly.self, $0) },
+]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = bytes(data, size)
+    guard let selector = input.first else { return 0 }
+    var text = String(decoding: input.dropFirst(), as: UTF8.self)
+    if selector & 0x80 != 0 { text += "&csrf=" + visitor.csrfToken }
+    forms[Int(selector & 0x7f) % forms.count](text)
+
+    if let pending = AuthPages.Pending(cookie: String(decoding: input, as: UTF8.self)) {
+        invariant(EmailAddress.normalize(pending.email) == pending.email, "a pending address \(pending.email.debugDescription) is not normalized")
+        if let next = pending.next { invariant(WebSessionRoutes.sameSitePath(next) == next, "a pending next \(next.debugDescription) is not a same-site path") }
+    }
+    return 0
+}
+
+runLibFuzzer(fuzz)

@@ -257,18 +257,8 @@ struct AuthPages {
             throw APIError(.forbidden, "csrf_failed", "Google's answer did not come from this browser; try again.")
         }
         let client = context.client(request)
-        let identity: VerifiedIdentity
-        do {
-            identity = try await services.google.verify(form.credential, clientID: clientID)
-        } catch {
-            await services.audit.record(.signInFailed, method: "google", client: client, detail: error.check.rawValue)
-            throw error.apiError(provider: "Google")
-        }
-        let user = try await services.store.signIn(
-            IdentityClaims(
-                key: IdentityKey(issuer: identity.issuer, subject: identity.subject), displayName: identity.name.flatMap(CourseRoutes.displayName),
-                email: identity.email.flatMap(EmailAddress.normalize), emailVerified: identity.emailVerified),
-            fallbackName: CourseRoutes.missingName, at: services.now())
+        let claims = try await GoogleFlow(services: services).claims(form.credential, clientID: clientID, client: client)
+        let user = try await services.store.signIn(claims, fallbackName: CourseRoutes.missingName, at: services.now())
         return try await web.signedIn(user, method: "google", client: client, next: nil, replacing: try await web.visitor(request))
     }
 }

@@ -14,16 +14,7 @@ struct ProviderRoutes {
     func google(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(GoogleSignInRequest.self, context: context)
         let client = context.client(request)
-        let identity: VerifiedIdentity
-        do {
-            identity = try await services.google.verify(body.idToken, clientID: body.clientID, nonce: .raw(body.nonce))
-        } catch {
-            await services.audit.record(.signInFailed, method: "google", client: client, detail: error.check.rawValue)
-            throw error.apiError(provider: "Google")
-        }
-        let claims = IdentityClaims(
-            key: IdentityKey(issuer: identity.issuer, subject: identity.subject), displayName: identity.name.flatMap(CourseRoutes.displayName),
-            email: identity.email.flatMap(EmailAddress.normalize), emailVerified: identity.emailVerified)
+        let claims = try await GoogleFlow(services: services).claims(body.idToken, clientID: body.clientID, nonce: .raw(body.nonce), client: client)
         return try await SignIn(services: services).complete(claims, method: "google", client: client)
     }
 

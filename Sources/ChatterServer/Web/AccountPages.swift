@@ -61,12 +61,8 @@ struct AccountPages {
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
-        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
-            try await services.store.revokeSession(id: id, userID: session.user.id)
-        else {
-            throw APIError(.notFound, "not_found", "You have no session with that id.")
-        }
-        await services.audit.record(.sessionRevoked, user: session.user.id, client: context.client(request), detail: id.uuidString)
+        try await SessionEnding(services: services).revoke(
+            context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
         return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
     }
 
@@ -78,17 +74,9 @@ struct AccountPages {
     func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await signedIn(request) else { return WebSessions.redirect(to: "/") }
         let form = try await web.form(SignOutForm.self, request, context, visitor: visitor)
-        let client = context.client(request)
-        let notice: Notice
-        if form.scope == "everywhere" {
-            try await services.store.revokeSessions(of: session.user.id, except: nil)
-            await services.audit.record(.signOutAll, user: session.user.id, method: session.method, client: client)
-            notice = .signedOutEverywhere
-        } else {
-            _ = try await services.store.revokeSession(id: session.sessionID, userID: session.user.id)
-            await services.audit.record(.signOut, user: session.user.id, method: session.method, client: client)
-            notice = .signedOut
-        }
+        let everywhere = form.scope == "everywhere"
+        try await SessionEnding(services: services).signOut(session, everywhere: everywhere, client: context.client(request))
+        let notice: Notice = everywhere ? .signedOutEverywhere : .signedOut
         var response = WebSessions.redirect(to: "/?notice=\(notice.rawValue)")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Authenticator.cookieName)))
         return response
@@ -107,8 +95,7 @@ struct AccountPages {
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
-        try await services.store.deleteUser(id: session.user.id)
-        await services.audit.record(.accountDeleted, user: session.user.id, client: context.client(request))
+        try await SessionEnding(services: services).deleteAccount(session, client: context.client(request))
         var response = WebSessions.redirect(to: "/?notice=\(Notice.deleted.rawValue)")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Authenticator.cookieName)))
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(WebVisitor.deviceCookieName)))

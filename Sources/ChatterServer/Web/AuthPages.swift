@@ -35,6 +35,18 @@ struct AuthPages {
             case .reset: "Choose a new password"
             }
         }
+
+        /// The code step's button.
+        var action: String {
+            switch self {
+            case .signin: "Sign in"
+            case .signup: "Create account"
+            case .reset: "Set password and sign in"
+            }
+        }
+
+        /// Where "Use a different email" goes: the page that asked for this code.
+        var start: String { self == .signin ? "/auth" : "/auth/\(rawValue)" }
     }
 
     /// The address waiting for its code, kept in the browser between the two steps.
@@ -135,9 +147,7 @@ struct AuthPages {
             frame: pages.frame(pending.purpose.heading, visitor, error: error?.body.message), heading: pending.purpose.heading,
             email: pending.email, signUp: pending.purpose == .signup, needsPassword: pending.purpose != .signin,
             minimumLength: services.rules.minimumLength,
-            action: pending.purpose == .signin ? "Sign in" : pending.purpose == .signup ? "Create account" : "Set password and sign in",
-            wait: wait, waiting: wait > 0,
-            restart: pending.purpose == .signin ? "/auth" : "/auth/\(pending.purpose.rawValue)")
+            action: pending.purpose.action, wait: wait, waiting: wait > 0, restart: pending.purpose.start)
         return pages.render("code", page, status: error?.status ?? .ok, visitor: visitor)
     }
 

@@ -19,9 +19,15 @@ struct WebPages: Sendable {
         let version: String
     }
 
+    /// Every page's headers, and those of the page with Google's button: the policy never changes, so both are made once.
+    let plainHeaders: HTTPFields
+    let googleHeaders: HTTPFields
+
     init(policy: WebPolicy) {
         (library, assets) = (Self.bundled.library, Self.bundled.assets)
         self.policy = policy
+        plainHeaders = Self.headers(policy, google: false)
+        googleHeaders = Self.headers(policy, google: true)
     }
 
     /// Read once per process. A file missing from the bundle is a packaging mistake: its pages answer 500
@@ -55,12 +61,12 @@ struct WebPages: Sendable {
         guard let html = library.render(page, withTemplate: template) else {
             return Response(status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "chatterd: the page template is missing")))
         }
-        var response = Response(status: status, headers: headers(google: google), body: .init(byteBuffer: ByteBuffer(string: html)))
+        var response = Response(status: status, headers: google ? googleHeaders : plainHeaders, body: .init(byteBuffer: ByteBuffer(string: html)))
         if let visitor, visitor.isNewBrowser { response.headers.append(HTTPField(name: .setCookie, value: visitor.browserCookie)) }
         return response
     }
 
-    func headers(google: Bool = false) -> HTTPFields {
+    private static func headers(_ policy: WebPolicy, google: Bool) -> HTTPFields {
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .contentSecurityPolicy: policy.contentSecurityPolicy(google: google),

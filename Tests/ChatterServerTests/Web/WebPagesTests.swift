@@ -182,6 +182,24 @@ import Testing
         }
     }
 
+    @Test func theCodeStepCountsDownToAResendTheServerAlsoEnforces() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.get("/auth/reset")
+            #expect(try await browser.post("/auth/code", [("purpose", "reset"), ("email", "ada@example.com")]).status == .seeOther)
+            h.clock.advance(by: 20)
+            let step = WebBrowser.text(try await browser.get("/auth/code"))
+            #expect(step.contains("data-wait=\"40\"") && step.contains("Set password and sign in") && step.contains("href=\"/auth/reset\""))
+            let early = try await browser.post("/auth/code/resend", [])
+            #expect(early.status == .tooManyRequests && WebBrowser.text(early).contains("Wait 40 seconds"))
+            #expect(await h.mail.count(to: "ada@example.com") == 1)
+            h.clock.advance(by: 41)
+            #expect(try await browser.post("/auth/code/resend", []).status == .seeOther)
+            #expect(await h.mail.count(to: "ada@example.com") == 2)
+            #expect(WebBrowser.text(try await browser.get("/auth/code")).contains("data-wait=\"60\""), "the countdown starts again from the new code")
+        }
+    }
+
     @Test func signUpSignOutAndSignInWithAPassword() async throws {
         try await Harness.run { h async throws in
             var browser = WebBrowser(h)

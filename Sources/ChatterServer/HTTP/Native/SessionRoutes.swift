@@ -32,14 +32,7 @@ struct SessionRoutes {
     func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (session, _) = try await authenticator.require(request)
         let all = try await request.decodeOptionalJSON(SignOutRequest.self, context: context)?.all ?? false
-        let client = context.client(request)
-        if all {
-            try await services.store.revokeSessions(of: session.user.id, except: nil)
-            await services.audit.record(.signOutAll, user: session.user.id, method: session.method, client: client)
-        } else {
-            _ = try await services.store.revokeSession(id: session.sessionID, userID: session.user.id)
-            await services.audit.record(.signOut, user: session.user.id, method: session.method, client: client)
-        }
+        try await SessionEnding(services: services).signOut(session, everywhere: all, client: context.client(request))
         var response = Response(status: .noContent)
         response.headers[.setCookie] = WebSessionRoutes.expiredCookie
         return response
@@ -62,20 +55,14 @@ struct SessionRoutes {
 
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (session, _) = try await authenticator.require(request)
-        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
-            try await services.store.revokeSession(id: id, userID: session.user.id)
-        else {
-            throw APIError(.notFound, "not_found", "You have no session with that id.")
-        }
-        await services.audit.record(.sessionRevoked, user: session.user.id, client: context.client(request), detail: id.uuidString)
+        try await SessionEnding(services: services).revoke(
+            context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
         return Response(status: .noContent)
     }
 
-    /// Removes the user, their identities, password, sessions and chatts; the audit log keeps the event.
     func deleteAccount(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (session, _) = try await authenticator.require(request)
-        try await services.store.deleteUser(id: session.user.id)
-        await services.audit.record(.accountDeleted, user: session.user.id, client: context.client(request))
+        try await SessionEnding(services: services).deleteAccount(session, client: context.client(request))
         var response = Response(status: .noContent)
         response.headers[.setCookie] = WebSessionRoutes.expiredCookie
         return response

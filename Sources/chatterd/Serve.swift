@@ -9,6 +9,8 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Data directory: database, development certificate, outbox. [CHATTERD_DATA_DIR, default ./chatterd-data]")
     var dataDir: String?
+    @Option(help: "sqlite:PATH or postgres://user:password@host:5432/database (several instances may share one PostgreSQL database). [CHATTERD_DATABASE_URL, default sqlite:DATA_DIR/chatterd.sqlite]")
+    var database: String?
     @Option(help: "Address to listen on; 0.0.0.0 to reach it from devices. [CHATTERD_BIND, default 127.0.0.1]")
     var bind: String?
     @Option(help: "Port to listen on. [CHATTERD_PORT, default 8443]")
@@ -62,6 +64,7 @@ struct Serve: AsyncParsableCommand {
         var config = ServerConfiguration()
         try config.apply(environment: ProcessInfo.processInfo.environment)
         if let dataDir { config.dataDirectory = dataDir }
+        if let database { config.database = database }
         if let bind { config.bindAddress = bind }
         if let port { config.port = port }
         if !hosts.isEmpty { config.hostnames = hosts }
@@ -109,11 +112,12 @@ struct Serve: AsyncParsableCommand {
 
         try FileManager.default.createDirectory(
             atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let store: SQLiteStore
+        let location = try config.databaseLocation()
+        let store: any ChatterStore
         do {
-            store = try await SQLiteStore.open(path: config.databasePath, logger: logger)
-        } catch let error as StoreError {
-            FileHandle.standardError.write(Data("chatterd: cannot open \(config.databasePath): \(error)\n".utf8))
+            store = try await location.open(logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("chatterd: cannot open \(location): \(String(reflecting: error))\n".utf8))
             throw ExitCode.failure
         }
 
@@ -138,7 +142,7 @@ struct Serve: AsyncParsableCommand {
             configuration: config, services: services, server: transport.server,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
-                let banner = ["chatterd listening on \(transport.scheme)://\(config.bindAddress):\(port)", "database: \(config.databasePath)"]
+                let banner = ["chatterd listening on \(transport.scheme)://\(config.bindAddress):\(port)", "database: \(store.location)"]
                     + transport.notes
                 // Written in one piece and unbuffered, so scripts waiting for the banner see it at once.
                 FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))

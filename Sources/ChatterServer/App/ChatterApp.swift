@@ -47,6 +47,8 @@ public enum ChatterApp {
             configuration: .init(address: .hostname(configuration.bindAddress, port: configuration.port), serverName: "chatterd"),
             onServerRunning: onServerRunning,
             logger: logger)
+        // Added first, so they stop last: the pool outlives every request and the store's own service.
+        app.addServices(services.store.services)
         app.addServices(StoreService(
             store: services.store, purgeInterval: .seconds(600), idleLifetime: configuration.lifetimes.idle, now: services.now, logger: logger))
         return app

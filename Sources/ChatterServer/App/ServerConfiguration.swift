@@ -51,12 +51,20 @@ public struct ServerConfiguration: Sendable {
     /// Every audience a Google ID token may be issued to: the native clients' and the web button's.
     public var googleAudiences: [String] { googleClientIDs + (googleWebClientID.map { [$0] } ?? []) }
 
+    /// `sqlite:PATH` or a `postgres://` URL; nil keeps SQLite in the data directory.
+    public var database: String?
+
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("chatterd.sqlite") }
+
+    public func databaseLocation() throws -> DatabaseLocation {
+        try database.map(DatabaseLocation.init) ?? .sqlite(path: databasePath)
+    }
 
     /// Applies the `CHATTERD_*` variables that are set; invalid values are reported, not ignored.
     public mutating func apply(environment env: [String: String]) throws {
         func value(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
         if let v = value("CHATTERD_DATA_DIR") { dataDirectory = v }
+        if let v = value("CHATTERD_DATABASE_URL") { database = v }
         if let v = value("CHATTERD_BIND") { bindAddress = v }
         if let v = value("CHATTERD_PORT") { port = try Self.parse(Int.init, v, "CHATTERD_PORT") }
         if let v = value("CHATTERD_HOSTS") { hostnames = Self.list(v) }
@@ -93,6 +101,7 @@ public struct ServerConfiguration: Sendable {
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31 (12 or more in production)") }
         guard minimumPasswordLength >= 1 else { throw ConfigurationError("minimum password length must be at least 1") }
         _ = try TrustedProxies(trustedProxies)
+        _ = try databaseLocation()
         for origin in webFrameAncestors {
             guard let url = URL(string: origin), ["https", "http"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/",
                 !origin.contains(";"), !origin.contains(" ")

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 
 // Storage is reached only through these protocols, so each database has one implementation and one
 // shared test suite (Tests/ChatterServerTests/Storage) runs against every implementation.
@@ -114,5 +115,10 @@ public protocol ChattRepository: Sendable {
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
     DeviceTokenRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository
 {
+    /// What the store needs running beside the server (a connection pool), started before and stopped
+    /// after the services that use the store.
+    var services: [any Service] { get }
+    /// A human-readable name of the database, without any password, for the banner and the log.
+    var location: String { get }
     func close() async throws
 }

@@ -6,22 +6,27 @@ import Testing
 @testable import ChatterServer
 
 /// The storage behaviour every backend must show. Each test runs against every implementation that can
-/// run here (SQLite always; PostgreSQL joins when it lands).
+/// run here: SQLite always, PostgreSQL when a test server is named (see `PostgresTestDatabase`).
 enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite
+    case sqlite, postgres
+
+    static let available: [StoreBackend] = PostgresTestDatabase.url == nil ? [.sqlite] : [.sqlite, .postgres]
 
     var testDescription: String { rawValue }
 
-    func withStore<T>(_ body: (any ChatterStore) async throws -> T) async throws -> T {
+    /// A new, empty database for one test (SQLite's file in `directory`), removed afterwards.
+    func withLocation<T>(in directory: String, _ body: (DatabaseLocation) async throws -> T) async throws -> T {
+        switch self {
+        case .sqlite: try await body(.sqlite(path: directory + "/test.sqlite"))
+        case .postgres: try await PostgresTestDatabase.withSchema { try await body(.postgres($0)) }
+        }
+    }
+
+    func withStore<T: Sendable>(_ body: (any ChatterStore) async throws -> T) async throws -> T {
         try await withTemporaryDirectory { dir in
-            let store = try await SQLiteStore.open(path: dir + "/test.sqlite")
-            do {
-                let value = try await body(store)
-                try await store.close()
-                return value
-            } catch {
-                try? await store.close()
-                throw error
+            try await withLocation(in: dir) { location in
+                let store = try await location.open(logger: PostgresTestDatabase.logger)
+                return try await withRunning(store) { try await body(store) }
             }
         }
     }
@@ -56,7 +61,7 @@ extension ChatterStore {
             idleLifetime: 30 * 86400, graceWindow: grace, retryBox: [1, 2, 3], now: now.addingTimeInterval(offset)), access, refresh)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func signInCreatesOneUserPerIdentity(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let first = try await store.signIn(ada)
@@ -69,7 +74,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func signInFollowsRenamesButKeepsNameWhenNoneIsGiven(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             _ = try await store.signIn(ada, "Ada")
@@ -80,7 +85,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func namePartsAreKeptAndNeverErased(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let parts = NameParts(givenName: "Ada", familyName: "Lovelace", middleName: "Augusta", nickname: "Ada", namePrefix: "Lady", nameSuffix: "II")
@@ -91,7 +96,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func identitiesLinkOnlyWhenBothEmailsAreVerified(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let google = try await store.signIn(ada, email: "ada@example.com", verified: true)
@@ -107,7 +112,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func accessTokensAreFoundByHashAndExpire(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -130,7 +135,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func refreshRotatesAndRetiredTokensRevokeTheFamily(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -152,7 +157,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func olderRetiredTokensNeverReplay(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -166,7 +171,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func idleAndAbsoluteLifetimesEndSessions(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -182,7 +187,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func revokingAndListingSessions(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -197,7 +202,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func purgeRemovesOnlyExpiredSessions(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -213,7 +218,7 @@ extension ChatterStore {
         EmailCodeRecord(codeHash: [hash], expiresAt: now.addingTimeInterval(600), guesses: 0, sentAt: now.addingTimeInterval(offset))
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func emailCodesCountGuessesBeforeComparingAndWorkOnce(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let first = try await store.storeEmailCode(code(1), for: "a@example.com", scope: "address", cooldown: 60)
@@ -237,7 +242,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func deviceTokensAndNotificationsAreRemembered(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             try await store.storeDeviceToken(hash: [4], email: "a@example.com", at: now)
@@ -250,7 +255,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func rateLimitWindows(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             for expected in 1...3 { #expect(try await store.hit("k", window: 60, at: now) == expected) }
@@ -264,7 +269,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func staleRecordsArePurged(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             _ = try await store.hit("old", window: 60, at: now)
@@ -277,7 +282,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func handoffsWorkOnceAndExpire(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -289,7 +294,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func deletingAUserLeavesNoRowBehind(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada, email: "ada@example.com", verified: true)
@@ -316,7 +321,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func deletingTheLastIdentityDeletesTheUser(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(appleAda)
@@ -325,7 +330,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func chattsComeBackOldestFirstAndPageNewestFirst(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -339,7 +344,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func auditEventsAreKept(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -351,7 +356,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func concurrentSignInWritesAllCommit(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -376,7 +381,7 @@ extension ChatterStore {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func aFailingWriteFailsOnlyItsOwnCaller(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)
@@ -397,7 +402,7 @@ extension ChatterStore {
     }
 
     /// Whatever a backend remembers between lookups, a change must show in the very next one.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func everyChangeShowsInTheNextLookupAfterARecentOne(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada, "Ada")

@@ -2,9 +2,6 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteStore {
-    /// Sessions in use are touched at most this often, so authenticated reads rarely write.
-    static let touchInterval: Double = 60
-
     /// Batched with concurrent sign-ins.
     public func createSession(_ s: NewSession) async throws {
         try await sessionInserts.insert(s)
@@ -39,33 +36,21 @@ extension SQLiteStore {
     }
 
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
-        guard let found = try await cachedOrStoredSession(accessHash) else { return .unknown }
-        guard now < found.session.accessExpiresAt else {
-            if !found.refreshable {
-                _ = try await write("DELETE FROM sessions WHERE id = ?", [.uuid(found.session.sessionID)])
-            }
-            return .expired
-        }
-        if now.timeIntervalSince(found.lastUsedAt) >= Self.touchInterval {
+        try await sessionCache.session(
+            accessHash, at: now,
+            read: { hash in
+                guard accessFilter.mightContain(hash), let row = try await sessionsByAccessHash.value(for: hash) else { return nil }
+                return SessionCache.Entry(
+                    session: AuthenticatedSession(
+                        sessionID: try row.uuid("session_id"), user: try User(row: row), method: try row.string("method"),
+                        accessExpiresAt: try row.date("access_expires_at")),
+                    refreshable: row.column("refreshable")?.bool == true, lastUsedAt: try row.date("last_used_at"))
+            },
+            delete: { id in _ = try await write("DELETE FROM sessions WHERE id = ?", [.uuid(id)]) },
             // When it was last used changes no answer, so this write keeps the cache.
-            _ = try await write(
-                "UPDATE sessions SET last_used_at = ? WHERE id = ?", [.time(now), .uuid(found.session.sessionID)], keepsSessionCache: true)
-            sessionCache.touched(accessHash, at: now)
-        }
-        return .valid(found.session)
-    }
-
-    private func cachedOrStoredSession(_ accessHash: [UInt8]) async throws -> SessionCache.Entry? {
-        if let hit = sessionCache[accessHash] { return hit }
-        let generation = sessionCache.generation
-        guard accessFilter.mightContain(accessHash), let row = try await sessionsByAccessHash.value(for: accessHash) else { return nil }
-        let entry = SessionCache.Entry(
-            session: AuthenticatedSession(
-                sessionID: try row.uuid("session_id"), user: try User(row: row), method: try row.string("method"),
-                accessExpiresAt: try row.date("access_expires_at")),
-            refreshable: row.column("refreshable")?.bool == true, lastUsedAt: try row.date("last_used_at"))
-        sessionCache.insert(entry, for: accessHash, readAt: generation)
-        return entry
+            touch: { id, now in
+                _ = try await write("UPDATE sessions SET last_used_at = ? WHERE id = ?", [.time(now), .uuid(id)], keepsSessionCache: true)
+            })
     }
 
     static func sessions(_ db: SQLiteConnection, accessHashes: [[UInt8]]) async throws -> [[UInt8]: SQLiteRow] {

@@ -12,12 +12,9 @@ extension SQLiteStore {
             [.text(claims.key.issuer), .text(claims.key.subject)]
         ).first {
             let user = try User(row: row)
-            let sameName = claims.displayName == nil || claims.displayName == user.displayName
-            var nothingNewInName = true
-            if let offered = claims.name, !offered.isEmpty { nothingNewInName = user.name.map { Self.covers($0, offered) } ?? false }
-            let sameEmail = claims.email == nil
-                || (claims.email == row.column("email")?.string && claims.emailVerified == (row.column("email_verified")?.bool ?? false))
-            if sameName, nothingNewInName, sameEmail { return user }
+            let change = SignInChange(
+                claims: claims, user: user, email: row.column("email")?.string, emailVerified: row.column("email_verified")?.bool ?? false)
+            if change.isNone { return user }
         }
         return try await transaction { db in
             if let existing = try await Self.user(db, key: claims.key) {
@@ -60,15 +57,6 @@ extension SQLiteStore {
             guard let user = try await Self.user(db, key: claims.key) else { throw StoreError.corruptRow("identity without user") }
             return user
         }
-    }
-
-    /// Whether `stored` already holds every non-empty part of `offered`.
-    static func covers(_ stored: NameParts, _ offered: NameParts) -> Bool {
-        let pairs = [
-            (stored.givenName, offered.givenName), (stored.familyName, offered.familyName), (stored.middleName, offered.middleName),
-            (stored.nickname, offered.nickname), (stored.namePrefix, offered.namePrefix), (stored.nameSuffix, offered.nameSuffix),
-        ]
-        return pairs.allSatisfy { stored, offered in (offered ?? "").isEmpty || stored == offered }
     }
 
     /// Stores name parts the provider sent; an absent or empty part never erases a stored one.

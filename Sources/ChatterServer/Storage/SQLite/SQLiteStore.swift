@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import NIOCore
 import SQLiteNIO
 
@@ -17,12 +18,15 @@ public final class SQLiteStore: ChatterStore {
     let sessionInserts: BatchedInsert<NewSession>
     let auditInserts: BatchedInsert<AuditEvent>
     /// Every authenticated request looks its session up: recent ones are in the cache, concurrent
-    /// lookups share one query, and tokens the filter has never seen need none.
+    /// lookups share one query, and tokens the filter has never seen need none. Both are sound because
+    /// this process is the file's only writer.
     let sessionCache = SessionCache()
     let accessFilter: AccessTokenFilter
     let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
     let checkpointer: SQLiteCheckpointer
     public let path: String
+    public var services: [any Service] { [] }
+    public var location: String { "sqlite:" + path }
 
     private init(
         path: String, writer: SQLiteConnection, writeLock: AsyncMutex, readers: ReaderConnections, checkpointer: SQLiteCheckpointer,

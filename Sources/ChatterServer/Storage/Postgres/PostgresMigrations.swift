@@ -1,0 +1,138 @@
+/// Versioned schema changes, applied in order; the `schema_migrations` table records each version once.
+/// Append new versions; never edit a released one. Version 1 is the schema SQLite reached in its version 2.
+enum PostgresMigrations {
+    static let all: [[String]] = [
+        [
+            """
+            CREATE TABLE users (
+                id uuid PRIMARY KEY,
+                display_name text NOT NULL,
+                given_name text, family_name text, middle_name text, nickname text, name_prefix text, name_suffix text,
+                created_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE identities (
+                issuer text NOT NULL,
+                subject text NOT NULL,
+                user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email text,
+                email_verified boolean NOT NULL DEFAULT false,
+                email_forwarding boolean NOT NULL DEFAULT true,
+                created_at timestamptz NOT NULL,
+                PRIMARY KEY (issuer, subject)
+            )
+            """,
+            "CREATE INDEX identities_by_user ON identities(user_id)",
+            "CREATE INDEX identities_by_verified_email ON identities(email) WHERE email_verified",
+            """
+            CREATE TABLE passwords (
+                user_id uuid PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                hash text NOT NULL,
+                updated_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE sessions (
+                id uuid PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                method text NOT NULL,
+                access_hash bytea NOT NULL UNIQUE,
+                access_expires_at timestamptz NOT NULL,
+                refresh_hash bytea UNIQUE,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz NOT NULL,
+                absolute_expires_at timestamptz NOT NULL,
+                rotated_at timestamptz,
+                retry_box bytea,
+                user_agent text,
+                ip text
+            )
+            """,
+            "CREATE INDEX sessions_by_user ON sessions(user_id)",
+            "CREATE INDEX sessions_by_expiry ON sessions(absolute_expires_at)",
+            """
+            CREATE TABLE retired_refresh_tokens (
+                hash bytea PRIMARY KEY,
+                session_id uuid NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                retired_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX retired_by_session ON retired_refresh_tokens(session_id)",
+            """
+            CREATE TABLE email_codes (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                email text NOT NULL,
+                scope text NOT NULL,
+                code_hash bytea NOT NULL,
+                expires_at timestamptz NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                sent_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX email_codes_by_email ON email_codes(email, scope, sent_at)",
+            // The last send per address and purpose: the row a resend cooldown locks, so two requests at
+            // once cannot both pass it (an INSERT … WHERE NOT EXISTS would let both through).
+            """
+            CREATE TABLE email_code_sends (
+                email text NOT NULL,
+                scope text NOT NULL,
+                sent_at timestamptz NOT NULL,
+                PRIMARY KEY (email, scope)
+            )
+            """,
+            """
+            CREATE TABLE rate_limits (
+                key text PRIMARY KEY,
+                window_start timestamptz NOT NULL,
+                count integer NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE web_handoffs (
+                code_hash bytea PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE audit_events (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                at timestamptz NOT NULL,
+                event text NOT NULL,
+                user_id uuid,
+                method text,
+                ip text,
+                user_agent text,
+                detail text
+            )
+            """,
+            "CREATE INDEX audit_by_user ON audit_events(user_id)",
+            """
+            CREATE TABLE chatts (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id uuid NOT NULL UNIQUE,
+                user_id uuid REFERENCES users(id) ON DELETE SET NULL,
+                name text NOT NULL,
+                message text NOT NULL,
+                created_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE device_tokens (
+                hash bytea PRIMARY KEY,
+                email text NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX device_tokens_by_email ON device_tokens(email)",
+            """
+            CREATE TABLE seen_notifications (
+                jti text PRIMARY KEY,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+        ],
+    ]
+}

@@ -1,0 +1,175 @@
+import Foundation
+import PostgresNIO
+
+// None of these tables says anything about a session, so their writes keep the session cache.
+extension PostgresStore {
+    public func emailCodes(for email: String) async throws -> [EmailCodeRecord] {
+        try await rows("SELECT code_hash, expires_at, attempts, sent_at FROM email_codes WHERE email = \(email) ORDER BY id").map { row in
+            EmailCodeRecord(
+                codeHash: try row.bytes("code_hash"), expiresAt: try row.value("expires_at"), guesses: try row.value("attempts"),
+                sentAt: try row.value("sent_at"))
+        }
+    }
+
+    /// The cooldown is decided on the address's `email_code_sends` row: `ON CONFLICT … DO UPDATE … WHERE`
+    /// locks it, so of two requests at once the second sees the first's send and is refused.
+    public func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double) async throws -> Double? {
+        let stored = try await rows(
+            """
+            WITH gate AS (
+                INSERT INTO email_code_sends AS s (email, scope, sent_at) VALUES (\(email), \(scope), \(record.sentAt))
+                ON CONFLICT (email, scope) DO UPDATE SET sent_at = excluded.sent_at
+                    WHERE s.sent_at <= \(record.sentAt.addingTimeInterval(-cooldown))
+                RETURNING 1
+            )
+            INSERT INTO email_codes (email, scope, code_hash, expires_at, attempts, sent_at)
+            SELECT \(email), \(scope), \(record.codeHash.bytea), \(record.expiresAt), \(record.guesses), \(record.sentAt) FROM gate
+            RETURNING id
+            """)
+        guard stored.isEmpty else { return nil }
+        // Refused: how long is left only shapes the message.
+        let last = try await rows("SELECT sent_at FROM email_code_sends WHERE email = \(email) AND scope = \(scope)").first?
+            .value("sent_at", as: Date.self)
+        return max(1, (last ?? record.sentAt).timeIntervalSince(record.sentAt) + cooldown)
+    }
+
+    public func takeGuess(for email: String, maximumGuesses: Int, at now: Date) async throws -> [[UInt8]] {
+        // Concurrent guesses wait on each code's row lock and then re-check `attempts`, so none passes the limit.
+        try await rows(
+            """
+            UPDATE email_codes SET attempts = attempts + 1 WHERE email = \(email) AND expires_at > \(now) AND attempts < \(maximumGuesses)
+            RETURNING code_hash
+            """
+        ).map { try $0.bytes("code_hash") }
+    }
+
+    public func consumeEmailCode(for email: String, codeHash: [UInt8]) async throws -> Bool {
+        // The DELETE whose row count decides: of requests racing for one code, one removes it.
+        try await !rows(
+            """
+            WITH used AS (DELETE FROM email_codes WHERE email = \(email) AND code_hash = \(codeHash.bytea) RETURNING id),
+                others AS (DELETE FROM email_codes WHERE email = \(email) AND code_hash <> \(codeHash.bytea) AND EXISTS (SELECT 1 FROM used)),
+                sends AS (DELETE FROM email_code_sends WHERE email = \(email) AND EXISTS (SELECT 1 FROM used))
+            SELECT id FROM used
+            """
+        ).isEmpty
+    }
+
+    public func storeDeviceToken(hash: [UInt8], email: String, at now: Date) async throws {
+        try await rows("INSERT INTO device_tokens (hash, email, created_at, last_used_at) VALUES (\(hash.bytea), \(email), \(now), \(now))")
+    }
+
+    public func deviceTokenEmail(hash: [UInt8]) async throws -> String? {
+        try await rows("SELECT email FROM device_tokens WHERE hash = \(hash.bytea)").first?.value("email")
+    }
+
+    public func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool {
+        try await !rows(
+            "INSERT INTO seen_notifications (jti, expires_at) VALUES (\(jti), \(expiresAt)) ON CONFLICT (jti) DO NOTHING RETURNING jti"
+        ).isEmpty
+    }
+
+    public func hit(_ key: String, window: Double, at now: Date) async throws -> Int {
+        let cutoff = now.addingTimeInterval(-window)
+        return try await rows(
+            """
+            INSERT INTO rate_limits AS r (key, window_start, count) VALUES (\(key), \(now), 1)
+            ON CONFLICT (key) DO UPDATE SET
+                count = CASE WHEN r.window_start <= \(cutoff) THEN 1 ELSE r.count + 1 END,
+                window_start = CASE WHEN r.window_start <= \(cutoff) THEN \(now) ELSE r.window_start END
+            RETURNING count
+            """
+        ).first?.value("count") ?? 1
+    }
+
+    public func count(_ key: String, window: Double, at now: Date) async throws -> Int {
+        try await rows("SELECT count FROM rate_limits WHERE key = \(key) AND window_start > \(now.addingTimeInterval(-window))").first?
+            .value("count") ?? 0
+    }
+
+    public func release(_ key: String) async throws {
+        try await rows("UPDATE rate_limits SET count = count - 1 WHERE key = \(key) AND count > 0")
+    }
+
+    public func purgeStaleRecords(before cutoff: Date) async throws {
+        try await rows(
+            """
+            WITH limits AS (DELETE FROM rate_limits WHERE window_start < \(cutoff)),
+                codes AS (DELETE FROM email_codes WHERE expires_at < \(cutoff)),
+                sends AS (DELETE FROM email_code_sends WHERE sent_at < \(cutoff)),
+                handoffs AS (DELETE FROM web_handoffs WHERE expires_at < \(cutoff))
+            DELETE FROM seen_notifications WHERE expires_at < \(cutoff)
+            """)
+    }
+
+    public func storeHandoff(codeHash: [UInt8], userID: UUID, expiresAt: Date) async throws {
+        try await rows("INSERT INTO web_handoffs (code_hash, user_id, expires_at) VALUES (\(codeHash.bytea), \(userID), \(expiresAt))")
+    }
+
+    public func redeemHandoff(codeHash: [UInt8], at now: Date) async throws -> UUID? {
+        guard let row = try await rows("DELETE FROM web_handoffs WHERE code_hash = \(codeHash.bytea) RETURNING user_id, expires_at").first,
+            now < (try row.value("expires_at", as: Date.self))
+        else { return nil }
+        return try row.value("user_id")
+    }
+
+    public func handoffUser(codeHash: [UInt8], at now: Date) async throws -> UUID? {
+        try await rows("SELECT user_id FROM web_handoffs WHERE code_hash = \(codeHash.bytea) AND expires_at > \(now)").first?.value("user_id")
+    }
+
+    public func record(_ event: AuditEvent) async throws {
+        try await rows(
+            """
+            INSERT INTO audit_events (at, event, user_id, method, ip, user_agent, detail)
+            VALUES (\(event.at), \(event.event), \(event.userID), \(event.method), \(event.client.ip), \(event.client.userAgent), \(event.detail))
+            """)
+    }
+
+    public func auditEvents(userID: UUID?) async throws -> [AuditEvent] {
+        try await rows(
+            """
+            SELECT at, event, user_id, method, ip, user_agent, detail FROM audit_events
+            WHERE \(userID)::uuid IS NULL OR user_id = \(userID) ORDER BY seq
+            """
+        ).map { row in
+            AuditEvent(
+                at: try row.value("at"), event: try row.value("event"), userID: try row.value("user_id"), method: try row.value("method"),
+                client: ClientInfo(ip: try row.value("ip"), userAgent: try row.value("user_agent")), detail: try row.value("detail"))
+        }
+    }
+
+    public func addChatt(_ chatt: Chatt) async throws {
+        do {
+            try await rows(
+                """
+                INSERT INTO chatts (id, user_id, name, message, created_at)
+                VALUES (\(chatt.id), \(chatt.userID), \(chatt.name), \(chatt.message), \(chatt.time))
+                """)
+        } catch let error as PSQLError where error.sqlState == PSQLError.foreignKeyViolation && chatt.userID != nil {
+            throw StoreError.userGone
+        }
+    }
+
+    public func allChatts() async throws -> [Chatt] {
+        try await rows("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq").map(Chatt.init(row:))
+    }
+
+    public func chatts(before: UUID?, limit: Int) async throws -> [Chatt] {
+        try await rows(
+            """
+            SELECT id, user_id, name, message, created_at FROM chatts
+            WHERE \(before)::uuid IS NULL OR seq < (SELECT seq FROM chatts WHERE id = \(before)) ORDER BY seq DESC LIMIT \(limit)
+            """
+        ).map(Chatt.init(row:))
+    }
+
+    public func chattCount() async throws -> Int { try await count("chatts") }
+}
+
+extension Chatt {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            id: try row.value("id"), name: try row.value("name"), message: try row.value("message"), time: try row.value("created_at"),
+            userID: try row.value("user_id"))
+    }
+}

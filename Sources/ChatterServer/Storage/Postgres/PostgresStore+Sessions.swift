@@ -1,0 +1,131 @@
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    public func createSession(_ s: NewSession) async throws {
+        try await rows(
+            """
+            INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
+                absolute_expires_at, user_agent, ip)
+            VALUES (\(s.id), \(s.userID), \(s.method), \(s.accessHash.bytea), \(s.accessExpiresAt), \(s.refreshHash?.bytea),
+                \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip))
+            """)
+    }
+
+    public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
+        try await sessionCache.session(
+            accessHash, at: now,
+            read: { hash in
+                guard let row = try await rows(
+                    """
+                    SELECT s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable, s.last_used_at,
+                        \(unescaped: Self.userColumns)
+                    FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.access_hash = \(hash.bytea)
+                    """
+                ).first else { return nil }
+                return SessionCache.Entry(
+                    session: AuthenticatedSession(
+                        sessionID: try row.value("session_id"), user: try User(row: row), method: try row.value("method"),
+                        accessExpiresAt: try row.value("access_expires_at")),
+                    refreshable: try row.value("refreshable"), lastUsedAt: try row.value("last_used_at"))
+            },
+            delete: { id in try await rows("DELETE FROM sessions WHERE id = \(id)", keepsSessionCache: false) },
+            touch: { id, now in try await rows("UPDATE sessions SET last_used_at = \(now) WHERE id = \(id)") })
+    }
+
+    /// A live token's rotation is one statement, so one round trip: the row lock makes a second rotation
+    /// of the same token wait and then find it retired. Everything else (an expired session, a retired
+    /// token's retry or reuse, an unknown token) is decided in `settleRetired`.
+    public func rotate(_ r: Rotation) async throws -> RotationOutcome {
+        let rotated = try await rows(
+            """
+            WITH rotated AS (
+                UPDATE sessions SET access_hash = \(r.newAccessHash.bytea),
+                    access_expires_at = LEAST(\(r.now.addingTimeInterval(r.accessLifetime)), absolute_expires_at),
+                    refresh_hash = \(r.newRefreshHash.bytea), last_used_at = \(r.now), rotated_at = \(r.now), retry_box = \(r.retryBox.bytea)
+                WHERE refresh_hash = \(r.presentedHash.bytea) AND absolute_expires_at > \(r.now)
+                    AND last_used_at > \(r.now.addingTimeInterval(-r.idleLifetime))
+                RETURNING id, user_id, access_expires_at, absolute_expires_at
+            ), retired AS (
+                INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT \(r.presentedHash.bytea), id, \(r.now) FROM rotated
+            )
+            SELECT r.id AS session_id, r.access_expires_at, r.absolute_expires_at, \(unescaped: Self.userColumns)
+            FROM rotated r JOIN users u ON u.id = r.user_id
+            """, keepsSessionCache: false)
+        if let row = rotated.first {
+            return .rotated(
+                sessionID: try row.value("session_id"), user: try User(row: row), accessExpiresAt: try row.value("access_expires_at"),
+                absoluteExpiresAt: try row.value("absolute_expires_at"))
+        }
+        return try await settleRetired(r)
+    }
+
+    private func settleRetired(_ r: Rotation) async throws -> RotationOutcome {
+        try await transaction { [logger] db in
+            if let current = try await db.rows(
+                "SELECT id, user_id FROM sessions WHERE refresh_hash = \(r.presentedHash.bytea) FOR UPDATE", logger: logger
+            ).first {
+                // Still the current token, so the rotation above refused it for its idle or absolute lifetime.
+                try await db.query("DELETE FROM sessions WHERE id = \(try current.value("id", as: UUID.self))", logger: logger)
+                return .expired(userID: try current.value("user_id"))
+            }
+            guard let retired = try await db.rows(
+                """
+                SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
+                FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = \(r.presentedHash.bytea)
+                FOR UPDATE OF s
+                """, logger: logger
+            ).first else { return .unknown }
+            let id: UUID = try retired.value("id"), userID: UUID = try retired.value("user_id")
+            let retiredAt: Date = try retired.value("retired_at")
+            // The same rule as SQLiteStore.rotate: only the latest rotation's token, only within the grace
+            // window, and only once (the box is emptied as it is handed out; the row lock orders retries).
+            if try retired.value("rotated_at", as: Date?.self) == retiredAt, r.now.timeIntervalSince(retiredAt) <= r.graceWindow,
+                let box = try retired.optionalBytes("retry_box"),
+                let user = try await db.rows("SELECT \(unescaped: Self.userColumns) FROM users u WHERE u.id = \(userID)", logger: logger)
+                    .first.map(User.init(row:))
+            {
+                try await db.query("UPDATE sessions SET retry_box = NULL WHERE id = \(id)", logger: logger)
+                return .retry(
+                    sessionID: id, user: user, retryBox: box, accessExpiresAt: try retired.value("access_expires_at"),
+                    absoluteExpiresAt: try retired.value("absolute_expires_at"))
+            }
+            try await db.query("DELETE FROM sessions WHERE id = \(id)", logger: logger)
+            return .reused(sessionID: id, userID: userID)
+        }
+    }
+
+    public func sessions(of userID: UUID) async throws -> [SessionRecord] {
+        try await rows("SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = \(userID) ORDER BY created_at")
+            .map { row in
+                SessionRecord(
+                    id: try row.value("id"), method: try row.value("method"), userAgent: try row.value("user_agent"), ip: try row.value("ip"),
+                    createdAt: try row.value("created_at"), lastUsedAt: try row.value("last_used_at"))
+            }
+    }
+
+    public func revokeSession(id: UUID, userID: UUID) async throws -> Bool {
+        try await !rows("DELETE FROM sessions WHERE id = \(id) AND user_id = \(userID) RETURNING id", keepsSessionCache: false).isEmpty
+    }
+
+    public func revokeSessions(of userID: UUID, except keeping: UUID?) async throws -> Int {
+        try await rows(
+            "DELETE FROM sessions WHERE user_id = \(userID) AND id IS DISTINCT FROM \(keeping) RETURNING id", keepsSessionCache: false
+        ).count
+    }
+
+    public func revokeSessions(of userID: UUID, method: String) async throws -> Int {
+        try await rows("DELETE FROM sessions WHERE user_id = \(userID) AND method = \(method) RETURNING id", keepsSessionCache: false).count
+    }
+
+    public func purgeExpiredSessions(at now: Date, idleLifetime: Double) async throws -> Int {
+        try await rows(
+            """
+            DELETE FROM sessions WHERE absolute_expires_at <= \(now) OR (refresh_hash IS NULL AND access_expires_at <= \(now))
+                OR (refresh_hash IS NOT NULL AND last_used_at <= \(now.addingTimeInterval(-idleLifetime))) RETURNING id
+            """, keepsSessionCache: false
+        ).count
+    }
+
+    public func sessionCount() async throws -> Int { try await count("sessions") }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+
+/// The store for several chatterd instances: one PostgreSQL database they all write to.
+///
+/// Every rule that must hold across instances is one statement or one transaction in the database (row
+/// locks and `ON CONFLICT` decide races, never this process). The connection pool is a service that runs
+/// beside the server (`services`). Nothing here may assume it saw every write: its session cache forgets
+/// entries after `sessionCacheAge`, so another instance's revocation is seen within that time.
+public final class PostgresStore: ChatterStore {
+    /// How long a looked-up session may be answered from memory: the bound on how late a revocation made
+    /// by another instance is noticed here.
+    public static let sessionCacheAge = Duration.milliseconds(500)
+
+    let client: PostgresClient
+    let logger: Logger
+    let sessionCache = SessionCache(maximumAge: PostgresStore.sessionCacheAge)
+    public let location: String
+
+    public var services: [any Service] { [client] }
+
+    private init(client: PostgresClient, location: String, logger: Logger) {
+        self.client = client
+        self.location = location
+        self.logger = logger
+    }
+
+    /// Brings the schema up to date over a connection of its own (several instances starting at once
+    /// take turns on an advisory lock, so each version is applied once), then returns the store with its
+    /// pool, which serves queries once `services` run.
+    public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "chatterd.postgres")) async throws -> PostgresStore {
+        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: logger)
+        do {
+            try await migrate(connection, logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        var configuration = location.clientConfiguration
+        // Enough for the busiest request mix on a few cores; PostgreSQL's default allows 100 in all.
+        configuration.options.maximumConnections = 16
+        configuration.options.minimumConnections = 2
+        return PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location.description, logger: logger)
+    }
+
+    static let migrationLock: Int64 = 0x6368_6174_7465_7264  // "chatterd"
+
+    static func migrate(_ db: PostgresConnection, logger: Logger) async throws {
+        try await db.withTransaction(logger: logger) { db in
+            try await db.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await db.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                logger: logger)
+            let rows = try await db.query("SELECT coalesce(max(version), 0) FROM schema_migrations", logger: logger)
+            var version = 0
+            for try await found in rows.decode(Int.self) { version = found }
+            let supported = PostgresMigrations.all.count
+            guard version <= supported else { throw StoreError.newerSchema(found: version, supported: supported) }
+            for (index, statements) in PostgresMigrations.all.enumerated() where index >= version {
+                for sql in statements { try await db.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+                try await db.query("INSERT INTO schema_migrations (version) VALUES (\(index + 1))", logger: logger)
+                logger.info("applied schema migration", metadata: ["version": "\(index + 1)"])
+            }
+        }
+    }
+
+    /// The pool stops with the service group; nothing else is held.
+    public func close() async throws {}
+
+    /// One statement, its rows read at once. It empties the session cache afterwards unless the caller
+    /// vouches that it cannot end or change a session or its user (`keepsSessionCache`).
+    @discardableResult
+    func rows(_ query: PostgresQuery, keepsSessionCache: Bool = true) async throws -> [PostgresRandomAccessRow] {
+        defer { if !keepsSessionCache { sessionCache.invalidateAll() } }
+        return try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+    }
+
+    /// Runs `body` as one transaction; empties the session cache afterwards unless `keepsSessionCache`.
+    func transaction<T: Sendable>(keepsSessionCache: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        defer { if !keepsSessionCache { sessionCache.invalidateAll() } }
+        return try await client.withTransaction(logger: logger) { db in try await body(db) }
+    }
+
+    func count(_ table: String) async throws -> Int {
+        try await rows(PostgresQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table)")).first?.value("n", as: Int.self) ?? 0
+    }
+}
+
+extension PostgresConnection {
+    @discardableResult
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+        try await self.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+    }
+}
+
+extension PostgresRandomAccessRow {
+    func value<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
+        try self[column].decode(T.self)
+    }
+
+    func bytes(_ column: String) throws -> [UInt8] {
+        Array(try value(column, as: ByteBuffer.self).readableBytesView)
+    }
+
+    func optionalBytes(_ column: String) throws -> [UInt8]? {
+        try value(column, as: ByteBuffer?.self).map { Array($0.readableBytesView) }
+    }
+}
+
+extension [UInt8] {
+    /// A bytea bind: `[UInt8]` alone would be sent as a char[] array.
+    var bytea: ByteBuffer { ByteBuffer(bytes: self) }
+}
+
+extension PSQLError {
+    var sqlState: String? { serverInfo?[.sqlState] }
+    static let uniqueViolation = "23505", foreignKeyViolation = "23503"
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+
+/// Sessions recently looked up, by access-token hash, so an authenticated request need not ask the
+/// database again. Every store keeps one and empties it on each of its own writes that could end or
+/// change a session or its user; inserting rows never does, since a new row cannot change an existing
+/// session. A lookup that raced such a write is not cached: the generation tells.
+///
+/// A database other instances write to can end a session behind this cache's back, so such a store
+/// gives its cache a `maximumAge`: an entry older than that is read again, which bounds how long another
+/// instance's revocation can go unseen.
+final class SessionCache: Sendable {
+    struct Entry: Sendable {
+        var session: AuthenticatedSession
+        var refreshable: Bool
+        var lastUsedAt: Date
+    }
+
+    private struct Stored {
+        var entry: Entry
+        var readAt: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [[UInt8]: Stored] = [:]
+        var generation = 0
+    }
+
+    /// Sessions in use are touched at most this often, so authenticated reads rarely write.
+    static let touchInterval: Double = 60
+
+    private let state = Mutex(State())
+    private let capacity: Int
+    private let maximumAge: Duration?
+
+    init(capacity: Int = 10_000, maximumAge: Duration? = nil) {
+        self.capacity = capacity
+        self.maximumAge = maximumAge
+    }
+
+    /// Read before asking the database; pass to `insert`.
+    var generation: Int { state.withLock { $0.generation } }
+
+    subscript(hash: [UInt8]) -> Entry? {
+        state.withLock { state in
+            guard let stored = state.entries[hash] else { return nil }
+            if let maximumAge, stored.readAt.duration(to: .now) > maximumAge {
+                state.entries[hash] = nil
+                return nil
+            }
+            return stored.entry
+        }
+    }
+
+    /// Keeps `entry` unless something was written since `generation` was read.
+    func insert(_ entry: Entry, for hash: [UInt8], readAt generation: Int) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            // Full: drop an arbitrary entry (hash order is effectively random); it will be read again.
+            if state.entries.count >= capacity, let victim = state.entries.keys.first { state.entries[victim] = nil }
+            state.entries[hash] = Stored(entry: entry, readAt: now)
+        }
+    }
+
+    func touched(_ hash: [UInt8], at instant: Date) {
+        state.withLock { $0.entries[hash]?.entry.lastUsedAt = instant }
+    }
+
+    func invalidateAll() {
+        state.withLock { state in
+            state.generation += 1
+            state.entries.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The lookup every store answers `SessionRepository.session(accessHash:at:)` with: from the cache or
+    /// `read`; an expired access token of a session that cannot be refreshed deletes it (`delete`), and a
+    /// session in use is touched (`touch`) at most every `touchInterval`.
+    func session(
+        _ accessHash: [UInt8], at now: Date, read: ([UInt8]) async throws -> Entry?, delete: (UUID) async throws -> Void,
+        touch: (UUID, Date) async throws -> Void
+    ) async throws -> SessionLookup {
+        let found: Entry
+        if let hit = self[accessHash] {
+            found = hit
+        } else {
+            let generation = self.generation
+            guard let entry = try await read(accessHash) else { return .unknown }
+            insert(entry, for: accessHash, readAt: generation)
+            found = entry
+        }
+        guard now < found.session.accessExpiresAt else {
+            if !found.refreshable { try await delete(found.session.sessionID) }
+            return .expired
+        }
+        if now.timeIntervalSince(found.lastUsedAt) >= Self.touchInterval {
+            try await touch(found.session.sessionID, now)
+            touched(accessHash, at: now)
+        }
+        return .valid(found.session)
+    }
+}

@@ -122,16 +122,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         let transport = try PreparedTransport.prepare(config)
-        let services = ChatterServices(
-            store: store,
-            google: IDTokenVerifier(
-                provider: .google(clientIDs: config.googleAudiences, nonce: config.googleNonce),
-                keys: JWKSCache(source: HTTPJWKSSource(url: config.googleJWKSURL), algorithms: ["RS256"], logger: logger)),
-            apple: IDTokenVerifier(
-                provider: .apple(clientIDs: config.appleClientIDs),
-                keys: JWKSCache(source: HTTPJWKSSource(url: config.appleJWKSURL), algorithms: ["RS256"], logger: logger)),
-            mail: try MailTransports.make(config, logger: logger),
-            configuration: config, hasher: PasswordHasher(cost: config.bcryptCost), logger: logger)
+        let services = ChatterServices(configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), logger: logger)
         if config.googleClientIDs.isEmpty {
             logger.warning("no Google client IDs configured: Google sign-in refuses every token until --google-client-id is given")
         }

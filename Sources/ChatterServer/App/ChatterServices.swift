@@ -35,6 +35,26 @@ public struct ChatterServices: Sendable {
         self.logger = logger
     }
 
+    /// chatterd's services as its configuration describes them: the one assembly `chatterd` and both test
+    /// targets use. Tests replace only what cannot run here (the providers' key endpoints), the mail and
+    /// the clock.
+    public init(
+        configuration: ServerConfiguration, store: any ChatterStore, mail: any MailTransport, googleKeys: (any JWKSSource)? = nil,
+        appleKeys: (any JWKSSource)? = nil, hasher: PasswordHasher? = nil, now: @escaping @Sendable () -> Date = Date.init, logger: Logger
+    ) {
+        func keys(_ source: (any JWKSSource)?, default url: String) -> JWKSCache {
+            JWKSCache(source: source ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: now, logger: logger)
+        }
+        self.init(
+            store: store,
+            google: IDTokenVerifier(
+                provider: .google(clientIDs: configuration.googleAudiences, nonce: configuration.googleNonce),
+                keys: keys(googleKeys, default: configuration.googleJWKSURL), now: now),
+            apple: IDTokenVerifier(
+                provider: .apple(clientIDs: configuration.appleClientIDs), keys: keys(appleKeys, default: configuration.appleJWKSURL), now: now),
+            mail: mail, configuration: configuration, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), now: now, logger: logger)
+    }
+
     /// The user as the native API shows them.
     public func profile(_ user: User) async throws -> UserProfile {
         let identities = try await store.identities(of: user.id)

@@ -52,14 +52,8 @@ struct LiveServer: Sendable {
                     let store = try await SQLiteStore.open(path: config.databasePath, logger: logger)
                     let mail = CapturingMail()
                     let services = ChatterServices(
-                        store: store,
-                        google: IDTokenVerifier(
-                            provider: .google(clientIDs: config.googleAudiences, nonce: config.googleNonce),
-                            keys: JWKSCache(source: HTTPJWKSSource(url: googleURL), algorithms: ["RS256"], now: clock.function), now: clock.function),
-                        apple: IDTokenVerifier(
-                            provider: .apple(clientIDs: config.appleClientIDs),
-                            keys: JWKSCache(source: HTTPJWKSSource(url: appleURL), algorithms: ["RS256"], now: clock.function), now: clock.function),
-                        mail: mail, configuration: config, hasher: PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
+                        configuration: config, store: store, mail: mail, googleKeys: HTTPJWKSSource(url: googleURL),
+                        appleKeys: HTTPJWKSSource(url: appleURL), now: clock.function, logger: logger)
                     // The store must be closed however the test ends: SQLiteNIO asserts on an open connection.
                     do {
                         let transport = try PreparedTransport.prepare(config)

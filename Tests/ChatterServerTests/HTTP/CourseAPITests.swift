@@ -95,7 +95,7 @@ import Testing
     @Test func onlyTheHashOfAChatterIDIsStored() async throws {
         try await Harness.run { h async throws in
             let session = try await h.signIn()
-            let raw = try await SQLiteConnection.open(storage: .file(path: h.store.path))
+            let raw = try await SQLiteConnection.open(storage: .file(path: h.databasePath))
             let rows = try? await raw.query("SELECT access_hash FROM sessions")
             try await raw.close()
             let stored = try #require(rows?.first?.column("access_hash")?.blob).readableBytesView

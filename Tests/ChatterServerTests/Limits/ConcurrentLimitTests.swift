@@ -11,8 +11,8 @@ import Testing
 @Suite struct ConcurrentLimitTests {
     static let password = "correct horse battery staple"
 
-    @Test func aCodeIsComparedAtMostFiveTimesHoweverManyGuessesArrive() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func aCodeIsComparedAtMostFiveTimesHoweverManyGuessesArrive(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let code = try await h.requestCode("ada@example.com")
             let wrong = (0..<200).map { String(format: "%06d", $0) }.filter { $0 != code }.prefix(199)
             let guesses = Array(wrong) + [code]
@@ -34,8 +34,8 @@ import Testing
         }
     }
 
-    @Test func oneCodeRedeemedByAHundredRequestsMakesOneSession() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func oneCodeRedeemedByAHundredRequestsMakesOneSession(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let code = try await h.requestCode("ada@example.com")
             let answers = try await h.parallel(100) { _ in
                 try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code))
@@ -47,8 +47,8 @@ import Testing
         }
     }
 
-    @Test func aHundredCodeRequestsAtOnceSendOneCode() async throws {
-        try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
+    @Test(arguments: StoreBackend.available) func aHundredCodeRequestsAtOnceSendOneCode(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend, configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
             let answers = try await h.parallel(100) { index in
                 try await h.post(NativePath.emailCode, json: #"{"email":"ada@example.com"}"#, headers: [Self.forwardedFor: "198.51.100.\(index + 1)"])
             }
@@ -59,8 +59,8 @@ import Testing
         }
     }
 
-    @Test func aHundredWrongPasswordsAtOnceEvaluateAtMostTheLimit() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func aHundredWrongPasswordsAtOnceEvaluateAtMostTheLimit(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             _ = try await h.passwordSignUp("ada@example.com", password: Self.password)
             let answers = try await h.parallel(100) { index in
                 try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: "ada@example.com", password: "wrong guess \(index)"))
@@ -73,8 +73,8 @@ import Testing
         }
     }
 
-    @Test func aWebHandoffLinkWorksOnceUnderConcurrency() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func aWebHandoffLinkWorksOnceUnderConcurrency(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let session = try await h.nativeSignIn()
             let link = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
             let answers = try await h.parallel(100) { _ in try await h.openInApp(link.url) }
@@ -84,8 +84,8 @@ import Testing
         }
     }
 
-    @Test func aHundredRefreshesOfOneTokenRotateOnceAndRetryOnce() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func aHundredRefreshesOfOneTokenRotateOnceAndRetryOnce(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let session = try await h.nativeSignIn()
             let answers = try await h.parallel(100) { _ in try await h.post(NativePath.refresh, RefreshRequest(refreshToken: session.refreshToken)) }
             let pairs = try answers.filter { $0.status == .ok }.map { try h.decode(SessionResponse.self, $0) }
@@ -97,8 +97,8 @@ import Testing
         }
     }
 
-    @Test func postsRacingAnAccountDeletionAreRefusedNeverFailed() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func postsRacingAnAccountDeletionAreRefusedNeverFailed(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let session = try await h.nativeSignIn()
             let answers = try await h.parallel(101) { index in
                 if index == 50 { return try await h.delete(NativePath.me, bearer: session.accessToken) }

@@ -17,8 +17,8 @@ import Testing
         return try await h.post(NativePath.passwordSignIn, json: body, headers: [xff: ip])
     }
 
-    @Test func anAttackersFailuresFromManyAddressesLeaveTheOwnersDeviceAbleToSignIn() async throws {
-        try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
+    @Test(arguments: StoreBackend.available) func anAttackersFailuresFromManyAddressesLeaveTheOwnersDeviceAbleToSignIn(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend, configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
             let owner = try await h.passwordSignUp("ada@example.com", password: Self.password, ip: "192.0.2.10")
             let device = try #require(owner.deviceToken)
             let limits = SignInThrottle.Limits()
@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func theDevicesOwnAllowanceIsLimitedToo() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func theDevicesOwnAllowanceIsLimitedToo(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let device = try #require(try await h.passwordSignUp("ada@example.com", password: Self.password).deviceToken)
             let answers = try await h.parallel(100) { index in try await signIn(h, "wrong \(index)", from: "192.0.2.1", device: device) }
             #expect(answers.count(.unauthorized) == SignInThrottle.Limits().perDevice)
@@ -52,8 +52,8 @@ import Testing
         }
     }
 
-    @Test func aStrangersRequestsNeitherCancelTheOwnersCodeNorStopTheOwnersDevice() async throws {
-        try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
+    @Test(arguments: StoreBackend.available) func aStrangersRequestsNeitherCancelTheOwnersCodeNorStopTheOwnersDevice(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend, configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
             let device = try #require(try await h.passwordSignUp("ada@example.com", password: Self.password).deviceToken)
             h.clock.advance(by: 3600)
             let ownersCode = try await h.requestCode("ada@example.com")
@@ -74,8 +74,8 @@ import Testing
         }
     }
 
-    @Test func signUpOnAnAddressWithAPasswordIsAResetThatEndsOtherSessions() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func signUpOnAnAddressWithAPasswordIsAResetThatEndsOtherSessions(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let first = try await h.passwordSignUp("ada@example.com", password: Self.password)
             h.clock.advance(by: 61)
             let second = try await h.passwordSignUp("ada@example.com", password: "another long passphrase")
@@ -87,8 +87,8 @@ import Testing
         }
     }
 
-    @Test func passwordChangeIsThrottledAndFailuresAreAudited() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func passwordChangeIsThrottledAndFailuresAreAudited(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             let session = try await h.passwordSignUp("ada@example.com", password: Self.password)
             var statuses: [Int] = []
             for index in 0..<12 {
@@ -109,8 +109,8 @@ extension String {
 extension DeviceAllowanceTests {
     /// The limits are on failures: a right password hands its attempt back, so an owner who signs in
     /// often, even from several apps at once, is never throttled by it.
-    @Test func anOwnerWhoSignsInOftenIsNeverThrottled() async throws {
-        try await Harness.run { h async throws in
+    @Test(arguments: StoreBackend.available) func anOwnerWhoSignsInOftenIsNeverThrottled(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
             _ = try await h.passwordSignUp("ada@example.com", password: Self.password)
             for _ in 0..<15 { #expect(try await signIn(h, Self.password, from: "192.0.2.1").status == .ok) }
             let together = try await h.parallel(8) { _ in try await signIn(h, Self.password, from: "192.0.2.1") }

@@ -7,8 +7,9 @@ import Testing
 
 @testable import ChatterServer
 
-/// A live chatterd on loopback (`LiveService`, stopped gracefully) over a real SQLite file, with Google's key
-/// endpoint replaced by a local JWKS listener serving the test issuer's key.
+/// A live chatterd on loopback (`LiveService`, stopped gracefully) over a real SQLite file (or, with
+/// `backend: .postgres`, a PostgreSQL schema of its own), with Google's key endpoint replaced by a local
+/// JWKS listener serving the test issuer's key.
 struct Harness: Sendable {
     static let appleClientID = "com.example.chatter"
     static let userAgent = "ChatterTests/1.0"
@@ -16,7 +17,9 @@ struct Harness: Sendable {
     let clock: TestClock
     let issuer: TestIssuer
     let appleIssuer: TestIssuer
-    let store: SQLiteStore
+    let store: any ChatterStore
+    /// The SQLite file, for tests that read it directly (SQLite runs only).
+    let databasePath: String
     let services: ChatterServices
     let mail: CapturingMail
     let client: LiveClient
@@ -24,20 +27,25 @@ struct Harness: Sendable {
     static func run(
         in directory: String? = nil, clock: TestClock = TestClock(), issuer: TestIssuer? = nil,
         appleKeys: (any JWKSSource)? = nil, mailTransport: (any MailTransport)? = nil, hasher: PasswordHasher? = nil,
-        configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+        backend: StoreBackend = .sqlite, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let issuer = try issuer ?? TestIssuer()
         if let directory {
-            try await run(directory, clock, issuer, appleKeys, mailTransport, hasher, configure, body)
+            try await backend.withLocation(in: directory) { try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, configure, body) }
         } else {
-            try await withTemporaryDirectory { try await run($0, clock, issuer, appleKeys, mailTransport, hasher, configure, body) }
+            try await withTemporaryDirectory { directory in
+                try await backend.withLocation(in: directory) {
+                    try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, configure, body)
+                }
+            }
         }
     }
 
     private static func run(
-        _ directory: String, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?, _ mailTransport: (any MailTransport)?, _ hasher: PasswordHasher?,
-        _ configure: @Sendable (inout ServerConfiguration) -> Void, _ body: @Sendable (Harness) async throws -> Void
+        _ directory: String, _ location: DatabaseLocation, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?,
+        _ mailTransport: (any MailTransport)?, _ hasher: PasswordHasher?, _ configure: @Sendable (inout ServerConfiguration) -> Void,
+        _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let appleIssuer = try TestIssuer(kid: "apple-test-key")
         let jwks = JWKSServer(issuers: [issuer, appleIssuer])
@@ -49,25 +57,20 @@ struct Harness: Sendable {
             config.appleClientIDs = [Self.appleClientID]
             config.bcryptCost = 4  // the cost only changes speed; PasswordTests checks the production default
             configure(&config)
-            let store = try await SQLiteStore.open(path: config.databasePath)
             var logger = Logger(label: "chatterd-test")
             logger.logLevel = .warning
+            let store = try await location.open(logger: logger)
             let mail = CapturingMail()
             let services = ChatterServices(
-                store: store,
-                google: IDTokenVerifier(
-                    provider: .google(clientIDs: config.googleAudiences, nonce: config.googleNonce),
-                    keys: JWKSCache(source: HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
-                apple: IDTokenVerifier(
-                    provider: .apple(clientIDs: config.appleClientIDs),
-                    keys: JWKSCache(source: appleKeys ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: clock.function), now: clock.function),
-                mail: mailTransport ?? mail, configuration: config, hasher: hasher ?? PasswordHasher(cost: config.bcryptCost), now: clock.function, logger: logger)
+                configuration: config, store: store, mail: mailTransport ?? mail, googleKeys: HTTPJWKSSource(url: url),
+                appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, now: clock.function, logger: logger)
             try await LiveService.run(logger: logger, { onServerRunning in
                 ChatterApp.application(configuration: config, services: services, onServerRunning: onServerRunning, logger: logger)
             }) { port in
                 try await LiveClient.with(baseURL: "http://127.0.0.1:\(port)") { client in
                     try await body(Harness(
-                        clock: clock, issuer: issuer, appleIssuer: appleIssuer, store: store, services: services, mail: mail, client: client))
+                        clock: clock, issuer: issuer, appleIssuer: appleIssuer, store: store, databasePath: location.sqlitePath ?? "",
+                        services: services, mail: mail, client: client))
                 }
             }
         }
@@ -160,4 +163,10 @@ extension Harness {
 
 extension [LiveResponse] {
     func count(_ status: HTTPResponse.Status) -> Int { filter { $0.status == status }.count }
+}
+
+extension DatabaseLocation {
+    var sqlitePath: String? {
+        if case .sqlite(let path) = self { path } else { nil }
+    }
 }

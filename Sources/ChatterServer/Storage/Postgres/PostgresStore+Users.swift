@@ -142,6 +142,10 @@ extension PostgresStore {
     /// Account deletion policy, as in SQLiteStore: the user's chatts go with them, as do codes sent to
     /// their addresses and the devices that proved them.
     static func deleteUser(_ db: PostgresConnection, id: UUID, logger: Logger) async throws {
+        // First the user's row lock, in a statement of its own: a post being inserted holds a key-share
+        // lock on it (its foreign key), so this waits for such posts to commit, and the statement below
+        // (a new snapshot) sees and deletes them; posts arriving later fail their foreign key.
+        try await db.query("SELECT id FROM users WHERE id = \(id) FOR UPDATE", logger: logger)
         try await db.query(
             """
             WITH addresses AS (SELECT email FROM identities WHERE user_id = \(id) AND email IS NOT NULL),

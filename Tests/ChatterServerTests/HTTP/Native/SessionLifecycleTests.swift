@@ -141,7 +141,7 @@ import Testing
             #expect(try await h.delete(NativePath.me, bearer: session.accessToken).status == .noContent)
             #expect(try await h.counts() == [0, 0, 0])
             #expect(try await h.get(NativePath.me, bearer: session.accessToken).status == .unauthorized)
-            let raw = try await SQLiteRowCounter.counts(path: h.store.path)
+            let raw = try await SQLiteRowCounter.counts(path: h.databasePath)
             #expect(raw.filter { $0.key != "audit_events" && $0.value != 0 }.isEmpty, "rows left: \(raw)")
             #expect(try await h.store.auditEvents(userID: nil).contains { $0.event == "account_deleted" })
         }

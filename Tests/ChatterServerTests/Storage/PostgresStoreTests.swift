@@ -1,0 +1,109 @@
+import ChatterTestSupport
+import Foundation
+import Testing
+
+@testable import ChatterServer
+
+/// What only a database shared by several instances can show: stores opened side by side on one schema,
+/// as several chatterd processes would.
+@Suite(.enabled(if: PostgresTestDatabase.url != nil, PostgresTestDatabase.unavailable))
+struct PostgresStoreTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Opens `count` stores on one new schema at once and runs `body` while all of them serve.
+    func withInstances(_ count: Int, _ body: @Sendable ([PostgresStore]) async throws -> Void) async throws {
+        try await PostgresTestDatabase.withSchema { location in
+            let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+                for _ in 0..<count { group.addTask { try await PostgresStore.open(location, logger: PostgresTestDatabase.logger) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await withRunningAll(stores[...]) { try await body(stores) }
+        }
+    }
+
+    private func withRunningAll(_ stores: ArraySlice<PostgresStore>, _ body: () async throws -> Void) async throws {
+        guard let first = stores.first else { return try await body() }
+        try await withRunning(first) { try await withRunningAll(stores.dropFirst(), body) }
+    }
+
+    @Test func instancesStartingAtOnceApplyEachMigrationOnce() async throws {
+        try await withInstances(6) { stores in
+            #expect(try await stores[0].count("schema_migrations") == PostgresMigrations.all.count)
+            let versions = try await stores[0].rows("SELECT version FROM schema_migrations ORDER BY version").map { try $0.value("version", as: Int.self) }
+            #expect(versions == Array(1...PostgresMigrations.all.count))
+        }
+    }
+
+    @Test func aSessionMadeOnOneInstanceIsAcceptedByAnotherAtOnce() async throws {
+        try await withInstances(2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            let user = try await a.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "1"))
+            // B looks the token up first while it is unknown: a remembered "no" must not outlive the session's creation.
+            let access = SessionToken.generate()
+            #expect(try await b.session(accessHash: access.hash, at: now) == .unknown)
+            try await a.createSession(newSession(user, access: access))
+            guard case .valid(let found) = try await b.session(accessHash: access.hash, at: now) else {
+                Issue.record("another instance's new session was refused")
+                return
+            }
+            #expect(found.user.id == user.id)
+        }
+    }
+
+    @Test func aRevocationOnOneInstanceIsRefusedByAnotherWithinASecond() async throws {
+        try await withInstances(2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            let user = try await a.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "1"))
+            let access = SessionToken.generate()
+            let made = newSession(user, access: access)
+            try await a.createSession(made)
+            // B has it cached now.
+            guard case .valid = try await b.session(accessHash: access.hash, at: now) else {
+                Issue.record("session not found")
+                return
+            }
+            #expect(try await a.revokeSession(id: made.id, userID: user.id))
+            let revoked = ContinuousClock.now
+            var refused: Duration?
+            while ContinuousClock.now - revoked < .seconds(2) {
+                if try await b.session(accessHash: access.hash, at: now) == .unknown {
+                    refused = ContinuousClock.now - revoked
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let seen = try #require(refused, "another instance kept accepting a revoked session for 2 s")
+            #expect(seen <= PostgresStore.sessionCacheAge + .milliseconds(100))
+            #expect(seen < .seconds(1))
+        }
+    }
+
+    @Test func aRotatedTokenReplayedAtAnotherInstanceIsReuse() async throws {
+        try await withInstances(2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            let user = try await a.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "1"))
+            let access = SessionToken.generate(), refresh = SessionToken.generate()
+            var made = newSession(user, access: access)
+            made.refreshHash = refresh.hash
+            try await a.createSession(made)
+            func rotation(at offset: Double) -> Rotation {
+                Rotation(
+                    presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    accessLifetime: 900, idleLifetime: 30 * 86400, graceWindow: 30, retryBox: [1], now: now.addingTimeInterval(offset))
+            }
+            guard case .rotated = try await a.rotate(rotation(at: 1)) else {
+                Issue.record("rotation failed")
+                return
+            }
+            // Past the grace window, on the other instance.
+            #expect(try await b.rotate(rotation(at: 120)) == .reused(sessionID: made.id, userID: user.id))
+            #expect(try await a.sessionCount() == 0, "reuse ends the family on every instance")
+        }
+    }
+
+    func newSession(_ user: User, access: SessionToken) -> NewSession {
+        NewSession(
+            userID: user.id, method: "google", accessHash: access.hash, accessExpiresAt: now.addingTimeInterval(900), refreshHash: nil,
+            createdAt: now, absoluteExpiresAt: now.addingTimeInterval(90 * 86400), client: ClientInfo())
+    }
+}

@@ -211,8 +211,14 @@ def migrated_once(c):
 def one_session_everywhere(c):
     a, b_, c_ = (s.port for s in c.servers)
     session = c.google("everywhere")
+    for port in (a, c_):  # both cache the timeline now
+        assert call(port, "GET", "/getchatts")[0] == 200 and call(port, "GET", "/v1/chatts")[0] == 200
     status, posted = call(b_, "POST", "/v1/chatts", {"message": "posted on instance 2"}, bearer=session["accessToken"])
     assert status == 201, (status, posted)
+    for port, name in ((a, "1"), (c_, "3")):
+        course = [row[1] for row in call(port, "GET", "/getchatts")[1]]
+        native = [item["message"] for item in call(port, "GET", "/v1/chatts")[1]["chatts"]]
+        assert "posted on instance 2" in course and "posted on instance 2" in native, f"instance {name}'s timeline missed the post"
     status, refreshed = call(c_, "POST", "/v1/auth/refresh", {"refreshToken": session["refreshToken"]})
     assert status == 200, (status, refreshed)
     status, me = call(a, "GET", "/v1/me", bearer=refreshed["accessToken"])
@@ -222,7 +228,8 @@ def one_session_everywhere(c):
     # And through the balancer, which spreads consecutive requests over all three.
     answers = [call(c.lb_port, "GET", "/v1/me", bearer=refreshed["accessToken"])[0] for _ in range(9)]
     assert answers == [200] * 9, answers
-    return "signed in on 1, posted on 2, refreshed on 3, the new token accepted on 1 and 9× through haproxy"
+    return ("signed in on 1, posted on 2 (in 1's and 3's cached timelines at once), refreshed on 3, the new token accepted "
+            "on 1 and 9× through haproxy")
 
 
 def revocations_seen_everywhere(c):

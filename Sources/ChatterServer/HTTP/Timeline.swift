@@ -1,9 +1,12 @@
 import ChatterWire
 import Foundation
 import Hummingbird
+import Synchronization
 
 /// The chatt timeline. Its two most frequent answers — the course API's full list and the native API's
-/// newest page — are cached as encoded JSON: they change only when a chatt is posted, which drops them.
+/// newest page — are cached as encoded JSON: they change only when a chatt is posted or deleted. This
+/// process's posts drop them at once; where other instances write too, each answer first compares the
+/// store's `timelineStamp()` with the one seen last.
 final class Timeline: Sendable {
     static let defaultPage = 50
     static let maximumPage = 200
@@ -11,6 +14,7 @@ final class Timeline: Sendable {
     let store: any ChattRepository
     private let course: SingleFlightCache
     private let newestPage: SingleFlightCache
+    private let lastStamp = Mutex<TimelineStamp?>(nil)
 
     init(store: any ChattRepository) {
         self.store = store
@@ -35,12 +39,26 @@ final class Timeline: Sendable {
     }
 
     func courseJSON() async throws -> ByteBuffer {
-        try await course.value()
+        try await revalidate()
+        return try await course.value()
+    }
+
+    /// Drops both answers when the stamp moved. Read before any rebuild it causes, so an answer is never
+    /// kept under a stamp newer than the data it was built from.
+    private func revalidate() async throws {
+        guard let stamp = try await store.timelineStamp() else { return }
+        if lastStamp.withLock({ last in defer { last = stamp }; return last != stamp }) {
+            course.invalidate()
+            newestPage.invalidate()
+        }
     }
 
     /// Newest first; `before` continues from the chatt with that id.
     func pageJSON(before: UUID?, limit: Int) async throws -> ByteBuffer {
-        if before == nil, limit == Self.defaultPage { return try await newestPage.value() }
+        if before == nil, limit == Self.defaultPage {
+            try await revalidate()
+            return try await newestPage.value()
+        }
         return try await Self.page(store, before: before, limit: limit)
     }
 

@@ -109,6 +109,16 @@ public protocol ChattRepository: Sendable {
     /// Newest first, strictly older than the chatt `before` (by id) when given.
     func chatts(before: UUID?, limit: Int) async throws -> [Chatt]
     func chattCount() async throws -> Int
+    /// A value that changes whenever any instance changes the timeline, cheap to read: caches compare it
+    /// before answering. nil when this process is the database's only writer, whose own writes are all
+    /// a cache needs to watch.
+    func timelineStamp() async throws -> TimelineStamp?
+}
+
+/// See `ChattRepository.timelineStamp()`.
+public struct TimelineStamp: Sendable, Equatable {
+    public var values: [Int]
+    public init(_ values: [Int]) { self.values = values }
 }
 
 /// Everything chatterd stores, and the lifecycle of the store itself.

@@ -1,4 +1,5 @@
 import ChatterTestSupport
+import ChatterWire
 import Foundation
 import Testing
 
@@ -98,6 +99,30 @@ struct PostgresStoreTests {
             // Past the grace window, on the other instance.
             #expect(try await b.rotate(rotation(at: 120)) == .reused(sessionID: made.id, userID: user.id))
             #expect(try await a.sessionCount() == 0, "reuse ends the family on every instance")
+        }
+    }
+
+    @Test func aPostOrADeletionOnOneInstanceShowsInAnothersTimelineAtOnce() async throws {
+        try await withInstances(2) { stores in
+            let (a, b) = (Timeline(store: stores[0]), Timeline(store: stores[1]))
+            let user = try await stores[0].signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "1"))
+            func names(_ timeline: Timeline) async throws -> [String] {
+                let rows = try JSONDecoder().decode([[String?]].self, from: Data((try await timeline.courseJSON()).readableBytesView))
+                return rows.compactMap { $0[1] }
+            }
+            func newest(_ timeline: Timeline) async throws -> Int {
+                try JSONDecoder().decode(ChattPage.self, from: Data((try await timeline.pageJSON(before: nil, limit: Timeline.defaultPage)).readableBytesView)).chatts.count
+            }
+            #expect(try await names(b).isEmpty)
+            #expect(try await newest(b) == 0)
+            for n in 1...3 {
+                try await a.add(Chatt(name: "Ada", message: "post \(n)", time: now, userID: user.id))
+                #expect(try await names(b) == (1...n).map { "post \($0)" }, "instance B's cached timeline missed A's post")
+                #expect(try await newest(b) == n)
+            }
+            try await stores[0].deleteUser(id: user.id)
+            #expect(try await names(b).isEmpty, "instance B still shows the deleted account's posts")
+            #expect(try await newest(b) == 0)
         }
     }
 

@@ -118,6 +118,9 @@ enum PostgresMigrations {
                 created_at timestamptz NOT NULL
             )
             """,
+            // Bumped by every deletion of chatts (account deletion), for `timelineStamp()`.
+            "CREATE TABLE chatt_deletions (id integer PRIMARY KEY CHECK (id = 1), n bigint NOT NULL)",
+            "INSERT INTO chatt_deletions (id, n) VALUES (1, 0)",
             """
             CREATE TABLE device_tokens (
                 hash bytea PRIMARY KEY,

@@ -164,6 +164,21 @@ extension PostgresStore {
     }
 
     public func chattCount() async throws -> Int { try await count("chatts") }
+
+    /// The newest chatt's `seq`, how many chatts the last 1,000 `seq` values hold, and how many times
+    /// chatts were deleted. A post raises the first; a post committed after a later one (its `seq` is
+    /// lower) raises the second; an account deletion raises the third. Two index lookups and a short
+    /// index range: far cheaper than the answers it guards.
+    public func timelineStamp() async throws -> TimelineStamp? {
+        let row = try await rows(
+            """
+            SELECT t.top, (SELECT count(*) FROM chatts WHERE seq > t.top - 1000) AS tail, (SELECT n FROM chatt_deletions) AS deletions
+            FROM (SELECT coalesce(max(seq), 0) AS top FROM chatts) t
+            """
+        ).first
+        guard let row else { return nil }
+        return TimelineStamp([try row.value("top"), try row.value("tail"), try row.value("deletions", as: Int?.self) ?? 0])
+    }
 }
 
 extension Chatt {

@@ -152,7 +152,8 @@ extension PostgresStore {
                 codes AS (DELETE FROM email_codes WHERE email IN (SELECT email FROM addresses)),
                 sends AS (DELETE FROM email_code_sends WHERE email IN (SELECT email FROM addresses)),
                 devices AS (DELETE FROM device_tokens WHERE email IN (SELECT email FROM addresses)),
-                posts AS (DELETE FROM chatts WHERE user_id = \(id))
+                posts AS (DELETE FROM chatts WHERE user_id = \(id) RETURNING 1),
+                stamp AS (UPDATE chatt_deletions SET n = n + 1 WHERE EXISTS (SELECT 1 FROM posts))
             DELETE FROM users WHERE id = \(id)
             """, logger: logger)
     }

@@ -32,6 +32,9 @@ extension SQLiteStore {
     }
 
     public func chattCount() async throws -> Int { try await count("chatts") }
+
+    /// None: every write to the file is this process's own (see `Timeline.add`).
+    public func timelineStamp() async throws -> TimelineStamp? { nil }
 }
 
 extension Chatt {

@@ -4,6 +4,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case corruptRow(String)
     /// The row names a user that no longer exists (deleted while the request ran).
     case userGone
+    /// fsync of the database's log failed (errno): the write is committed but may not survive a power loss.
+    case syncFailed(Int32)
 
     public var description: String {
         switch self {
@@ -13,6 +15,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             "a stored row could not be read: \(what)"
         case .userGone:
             "the user no longer exists"
+        case .syncFailed(let code):
+            "fsync of the database log failed (errno \(code))"
         }
     }
 }

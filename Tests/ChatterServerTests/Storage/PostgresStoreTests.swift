@@ -35,6 +35,14 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Every commit waits for the server's WAL flush, whatever the server's own default.
+    @Test func commitsAreSynchronous() async throws {
+        try await withInstances(1) { stores in
+            let row = try #require(try await stores[0].rows("SHOW synchronous_commit").first)
+            #expect(try row.value("synchronous_commit", as: String.self) == "on")
+        }
+    }
+
     @Test func aSessionMadeOnOneInstanceIsAcceptedByAnotherAtOnce() async throws {
         try await withInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])

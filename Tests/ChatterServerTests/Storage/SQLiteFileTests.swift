@@ -34,6 +34,51 @@ import Testing
         }
     }
 
+    /// SQLite commits with synchronous=NORMAL (safe from a crash of chatterd); what must also survive a
+    /// power loss is fsynced before the call returns.
+    @Test func endingSessionsAndChangingCredentialsAreFsyncedAndNothingElseIs() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try await SQLiteStore.open(path: dir + "/chatterd.sqlite")
+            func syncs(_ write: () async throws -> Void) async throws -> Int {
+                let before = store.walSync.syncs
+                try await write()
+                return store.walSync.syncs - before
+            }
+            func started(_ user: User, refresh: SessionToken? = nil) async throws -> NewSession {
+                let new = NewSession(
+                    userID: user.id, method: "google", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(900),
+                    refreshHash: refresh?.hash, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86400), client: ClientInfo())
+                try await store.createSession(new)
+                return new
+            }
+            var user = User(id: UUID(), displayName: "")
+            #expect(try await syncs { user = try await store.signIn(IdentityKey(issuer: "i", subject: "s"), "Ada") } == 0)
+            #expect(try await syncs { _ = try await started(user) } == 0)
+            #expect(try await syncs { try await store.addChatt(Chatt(name: "Ada", message: "hi", time: now, userID: user.id)) } == 0)
+            #expect(try await syncs { _ = try await store.hit("k", window: 60, at: now) } == 0)
+
+            let one = try await started(user)
+            #expect(try await syncs { _ = try await store.revokeSession(id: one.id, userID: user.id) } == 1)
+            _ = try await started(user)
+            #expect(try await syncs { _ = try await store.revokeSessions(of: user.id, except: nil) } == 1)
+            _ = try await started(user)
+            #expect(try await syncs { _ = try await store.revokeSessions(of: user.id, method: "google") } == 1)
+            #expect(try await syncs { try await store.setPasswordHash("hash", userID: user.id, at: now) } == 1)
+
+            let refresh = SessionToken.generate()
+            _ = try await started(user, refresh: refresh)
+            func rotation(at offset: Double) -> Rotation {
+                Rotation(
+                    presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(offset))
+            }
+            #expect(try await syncs { _ = try await store.rotate(rotation(at: 1)) } == 0)
+            #expect(try await syncs { _ = try await store.rotate(rotation(at: 60)) } == 1, "reuse deletes the family")
+            #expect(try await syncs { try await store.deleteUser(id: user.id) } == 1)
+            try await store.close()
+        }
+    }
+
     @Test func opensInWALModeAndMigratesOnce() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/chatterd.sqlite"

@@ -67,8 +67,10 @@ public struct PostgresLocation: Sendable, Equatable {
         return configuration
     }
 
+    /// Every commit waits for the server's WAL flush, whatever the server's default: an acknowledged
+    /// write (a revocation above all) survives a power loss of the database host.
     private var startupParameters: [(String, String)] {
-        searchPath.map { [("search_path", $0)] } ?? []
+        [("synchronous_commit", "on")] + (searchPath.map { [("search_path", $0)] } ?? [])
     }
 
     var clientConfiguration: PostgresClient.Configuration {

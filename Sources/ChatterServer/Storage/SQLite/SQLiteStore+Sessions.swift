@@ -70,7 +70,12 @@ extension SQLiteStore {
 
     public func rotate(_ r: Rotation) async throws -> RotationOutcome {
         let outcome = try await rotateInTransaction(r)
-        if case .rotated = outcome { admit(r.newAccessHash) }
+        switch outcome {
+        case .rotated: admit(r.newAccessHash)
+        // The family was deleted: that must not come back after a power loss.
+        case .reused, .expired: try await walSync.sync()
+        case .retry, .unknown: break
+        }
         return outcome
     }
 
@@ -143,18 +148,21 @@ extension SQLiteStore {
     }
 
     public func revokeSession(id: UUID, userID: UUID) async throws -> Bool {
-        try await !write("DELETE FROM sessions WHERE id = ? AND user_id = ? RETURNING id", [.uuid(id), .uuid(userID)]).isEmpty
+        try await durable { try await !write("DELETE FROM sessions WHERE id = ? AND user_id = ? RETURNING id", [.uuid(id), .uuid(userID)]).isEmpty }
     }
 
     public func revokeSessions(of userID: UUID, except keeping: UUID?) async throws -> Int {
-        try await write(
-            "DELETE FROM sessions WHERE user_id = ? AND id IS NOT ? RETURNING id",
-            [.uuid(userID), keeping.map(SQLiteData.uuid) ?? .null]
-        ).count
+        try await durable {
+            try await write(
+                "DELETE FROM sessions WHERE user_id = ? AND id IS NOT ? RETURNING id", [.uuid(userID), keeping.map(SQLiteData.uuid) ?? .null]
+            ).count
+        }
     }
 
     public func revokeSessions(of userID: UUID, method: String) async throws -> Int {
-        try await write("DELETE FROM sessions WHERE user_id = ? AND method = ? RETURNING id", [.uuid(userID), .text(method)]).count
+        try await durable {
+            try await write("DELETE FROM sessions WHERE user_id = ? AND method = ? RETURNING id", [.uuid(userID), .text(method)]).count
+        }
     }
 
     public func purgeExpiredSessions(at now: Date, idleLifetime: Double) async throws -> Int {

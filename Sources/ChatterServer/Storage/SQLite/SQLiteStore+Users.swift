@@ -97,6 +97,10 @@ extension SQLiteStore {
     }
 
     public func deleteIdentity(_ key: IdentityKey) async throws -> UUID? {
+        try await durable { try await deleteIdentityInTransaction(key) }
+    }
+
+    private func deleteIdentityInTransaction(_ key: IdentityKey) async throws -> UUID? {
         try await transaction { db in
             guard let user = try await Self.user(db, key: key) else { return nil }
             _ = try await db.query("DELETE FROM identities WHERE issuer = ? AND subject = ?", [.text(key.issuer), .text(key.subject)])
@@ -113,7 +117,7 @@ extension SQLiteStore {
     }
 
     public func deleteUser(id: UUID) async throws {
-        try await transaction { db in try await Self.deleteUser(db, id: id) }
+        try await durable { try await transaction { db in try await Self.deleteUser(db, id: id) } }
     }
 
     /// Account deletion policy: the user's chatts go with them, as do codes sent to their addresses.
@@ -133,9 +137,9 @@ extension SQLiteStore {
     }
 
     public func setPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws {
-        _ = try await write(
+        _ = try await durable { try await write(
             "INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at",
-            [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true)
+            [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true) }
     }
 }
 

@@ -24,6 +24,8 @@ public final class SQLiteStore: ChatterStore {
     let accessFilter: AccessTokenFilter
     let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
     let checkpointer: SQLiteCheckpointer
+    /// See `durable(_:)`.
+    let walSync: WALSync
     public let path: String
     public var services: [any Service] { [] }
     public var location: String { "sqlite:" + path }
@@ -37,6 +39,7 @@ public final class SQLiteStore: ChatterStore {
         self.writer = writer
         self.readers = readers
         self.checkpointer = checkpointer
+        self.walSync = WALSync(databasePath: path)
         self.writeLock = writeLock
         self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: writeLock, binds: Self.binds)
         self.sessionInserts = BatchedInsert(into: "sessions", columns: Self.sessionColumns, writer: writer, lock: writeLock, binds: Self.binds)
@@ -57,7 +60,8 @@ public final class SQLiteStore: ChatterStore {
         var readers: [SQLiteConnection] = []
         do {
             // WAL with synchronous=NORMAL: a commit survives a crash of chatterd (the WAL is written
-            // before COMMIT returns); only a power loss can drop the last transactions.
+            // before COMMIT returns); a power loss can drop the last transactions, except those that
+            // end sessions or change credentials, which `durable` fsyncs.
             _ = try await writer.query("PRAGMA journal_mode = WAL")
             // The WAL is checkpointed in the background, never inside a commit (see `SQLiteCheckpointer`).
             for pragma in [
@@ -135,6 +139,14 @@ public final class SQLiteStore: ChatterStore {
     func write(_ sql: String, _ binds: [SQLiteData] = [], keepsSessionCache: Bool = false) async throws -> [SQLiteRow] {
         defer { if !keepsSessionCache { sessionCache.invalidateAll() } }
         return try await writeLock.withLock { [writer] in try await writer.query(sql, binds) }
+    }
+
+    /// Runs a write that must survive a power loss, not only a crash (ending sessions, changing a password,
+    /// deleting an account): it returns after its commit is fsynced.
+    func durable<T: Sendable>(_ write: () async throws -> T) async throws -> T {
+        let value = try await write()
+        try await walSync.sync()
+        return value
     }
 
     func count(_ table: String) async throws -> Int {

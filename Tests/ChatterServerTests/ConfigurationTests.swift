@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ChatterServer
@@ -42,6 +43,38 @@ import Testing
     func invalidValuesAreReported(environment: [String: String]) {
         var config = ServerConfiguration()
         #expect(throws: ConfigurationError.self) { try config.apply(environment: environment) }
+    }
+
+    @Test func flagsWinOverVariablesAndListsRepeat() throws {
+        var config = ServerConfiguration()
+        try config.apply(
+            environment: ["CHATTERD_PORT": "9443", "CHATTERD_TRUSTED_PROXIES": "10.0.0.1", "CHATTERD_BIND": "0.0.0.0"],
+            arguments: ["--port", "9000", "--trusted-proxy", "127.0.0.1", "--trusted-proxy=::1", "--http", "--database=sqlite:/tmp/x.sqlite"])
+        #expect(config.port == 9000)
+        #expect(config.bindAddress == "0.0.0.0", "a variable no flag overrides still applies")
+        #expect(config.trustedProxies == ["127.0.0.1", "::1"])
+        #expect(config.transport == .http)
+        #expect(try config.databaseLocation() == .sqlite(path: "/tmp/x.sqlite"))
+        config = ServerConfiguration()
+        try config.apply(environment: ["CHATTERD_TLS_CERT": "/etc/c.pem"], arguments: ["--tls-key", "/etc/k.pem"])
+        #expect(config.transport == .tls(certificatePath: "/etc/c.pem", keyPath: "/etc/k.pem"))
+    }
+
+    @Test(arguments: [["--nope"], ["--port"], ["--port", "eighty"], ["stray"], ["--http=maybe"], ["--google-nonce", "md5"]])
+    func badArgumentsAreReported(arguments: [String]) {
+        var config = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) { try config.apply(environment: [:], arguments: arguments) }
+    }
+
+    /// The README's table is the settings list itself, so neither can drift from the other.
+    @Test func theReadmeTableIsTheSettingsList() throws {
+        let readme = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let table = ServerConfiguration.settingsTable
+        if !text.contains(table + "\n") {
+            Issue.record("the README's configuration table differs from ServerConfiguration.settings; it should read:\n<<<\n\(table)\n>>>")
+        }
+        #expect(Set(ServerConfiguration.settings.map(\.variable)).count == ServerConfiguration.settings.count)
     }
 
     @Test func validationRefusesNonsense() {

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Everything an operator can set. Defaults make `swift run chatterd` work with no flags; each field can be
-/// set from the environment (`CHATTERD_*`) and overridden by a flag (see the README's table).
+/// Everything an operator can set. Defaults make `swift run chatterd` work with no flags; `settings`
+/// (ServerSetting.swift) lists each flag and `CHATTERD_*` variable once.
 public struct ServerConfiguration: Sendable {
     public enum Transport: Sendable, Equatable {
         /// HTTPS with `chatterd.crt`/`chatterd.key` generated in the data directory on first start.
@@ -45,6 +45,10 @@ public struct ServerConfiguration: Sendable {
     public var googleWebClientID: String?
     /// Origins allowed to frame the web pages (an app's own web origin); none by default.
     public var webFrameAncestors: [String] = []
+    /// Set by `--tls-cert`/`--tls-key` and `--http`; `apply` turns them into `transport`.
+    var tlsCertificatePath: String?
+    var tlsKeyPath: String?
+    var plainHTTP = false
 
     public init() {}
 
@@ -58,38 +62,6 @@ public struct ServerConfiguration: Sendable {
 
     public func databaseLocation() throws -> DatabaseLocation {
         try database.map(DatabaseLocation.init) ?? .sqlite(path: databasePath)
-    }
-
-    /// Applies the `CHATTERD_*` variables that are set; invalid values are reported, not ignored.
-    public mutating func apply(environment env: [String: String]) throws {
-        func value(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
-        if let v = value("CHATTERD_DATA_DIR") { dataDirectory = v }
-        if let v = value("CHATTERD_DATABASE_URL") { database = v }
-        if let v = value("CHATTERD_BIND") { bindAddress = v }
-        if let v = value("CHATTERD_PORT") { port = try Self.parse(Int.init, v, "CHATTERD_PORT") }
-        if let v = value("CHATTERD_HOSTS") { hostnames = Self.list(v) }
-        if let v = value("CHATTERD_GOOGLE_CLIENT_IDS") { googleClientIDs = Self.list(v) }
-        if let v = value("CHATTERD_GOOGLE_JWKS_URL") { googleJWKSURL = v }
-        if let v = value("CHATTERD_SESSION_LIFETIME") { sessionLifetime = try Self.parse(Double.init, v, "CHATTERD_SESSION_LIFETIME") }
-        if let v = value("CHATTERD_ALLOW_ANONYMOUS_POSTING") { allowAnonymousPosting = try Self.flag(v, "CHATTERD_ALLOW_ANONYMOUS_POSTING") }
-        if let v = value("CHATTERD_GOOGLE_NONCE") { googleNonce = try Self.parse(IdentityProvider.NonceForm.init(rawValue:), v, "CHATTERD_GOOGLE_NONCE") }
-        if let v = value("CHATTERD_APPLE_CLIENT_IDS") { appleClientIDs = Self.list(v) }
-        if let v = value("CHATTERD_APPLE_JWKS_URL") { appleJWKSURL = v }
-        if let v = value("CHATTERD_ACCESS_LIFETIME") { lifetimes.access = try Self.parse(Double.init, v, "CHATTERD_ACCESS_LIFETIME") }
-        if let v = value("CHATTERD_SESSION_IDLE") { lifetimes.idle = try Self.parse(Double.init, v, "CHATTERD_SESSION_IDLE") }
-        if let v = value("CHATTERD_SESSION_ABSOLUTE") { lifetimes.absolute = try Self.parse(Double.init, v, "CHATTERD_SESSION_ABSOLUTE") }
-        if let v = value("CHATTERD_MIN_PASSWORD_LENGTH") { minimumPasswordLength = try Self.parse(Int.init, v, "CHATTERD_MIN_PASSWORD_LENGTH") }
-        if let v = value("CHATTERD_BCRYPT_COST") { bcryptCost = try Self.parse(UInt8.init, v, "CHATTERD_BCRYPT_COST") }
-        if let v = value("CHATTERD_MAIL") { mail = v }
-        if let v = value("CHATTERD_MAIL_FROM") { mailFrom = v }
-        if let v = value("CHATTERD_TRUSTED_PROXIES") { trustedProxies = Self.list(v) }
-        if let v = value("CHATTERD_GOOGLE_WEB_CLIENT_ID") { googleWebClientID = v }
-        if let v = value("CHATTERD_WEB_FRAME_ANCESTORS") { webFrameAncestors = Self.list(v) }
-        if let v = value("CHATTERD_LOG_LEVEL") { logLevel = try Self.parse(Logger.Level.init(rawValue:), v, "CHATTERD_LOG_LEVEL") }
-        let cert = value("CHATTERD_TLS_CERT"), key = value("CHATTERD_TLS_KEY")
-        if let cert, let key { transport = .tls(certificatePath: cert, keyPath: key) }
-        if (cert == nil) != (key == nil) { throw ConfigurationError("set both CHATTERD_TLS_CERT and CHATTERD_TLS_KEY, or neither") }
-        if let v = value("CHATTERD_HTTP"), try Self.flag(v, "CHATTERD_HTTP") { transport = .http }
     }
 
     public func validate() throws {
@@ -111,19 +83,6 @@ public struct ServerConfiguration: Sendable {
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    static func parse<T>(_ make: (String) -> T?, _ text: String, _ name: String) throws -> T {
-        guard let value = make(text) else { throw ConfigurationError("\(name)=\(text) is not valid") }
-        return value
-    }
-
-    static func flag(_ text: String, _ name: String) throws -> Bool {
-        switch text.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw ConfigurationError("\(name)=\(text) is not a boolean (use 1 or 0)")
-        }
     }
 }
 

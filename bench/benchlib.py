@@ -238,7 +238,7 @@ def native_sign_in(client, token):
 def password_sign_up(server, email, password):
     """Creates a password account the way a person does: asks for a code, reads it from chatterd's log
     (the development mail transport prints it), and signs up with it. Returns the session."""
-    client = Client(server.port)
+    client = Client(server.port, timeout=30)  # a bcrypt hash on a busy debug build can take seconds
     status, body = client.post("/v1/auth/email/code", {"email": email})
     if status != 202:
         raise RuntimeError(f"email code: HTTP {status} {body[:200]!r}")

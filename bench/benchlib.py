@@ -193,11 +193,13 @@ class Client:
         self.port, self.timeout = port, timeout
         self.conn = None
 
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, bearer=None):
         if self.conn is None:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         data = None if body is None else (body if isinstance(body, (bytes, str)) else json.dumps(body))
         headers = {"Content-Type": "application/json"} if data is not None else {}
+        if bearer:
+            headers["Authorization"] = f"Bearer {bearer}"
         try:
             self.conn.request(method, path, body=data, headers=headers)
             response = self.conn.getresponse()

@@ -16,7 +16,6 @@ for a server it may create databases on, haproxy and psql. Run by .ci/cluster-te
 
 import argparse
 import concurrent.futures
-import http.client
 import json
 import os
 import re
@@ -28,50 +27,26 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 sys.dont_write_bytecode = True
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 import benchlib as b  # noqa: E402
+import seed  # noqa: E402
 
 REVOCATION_BOUND = 1.0  # seconds: how late another instance may notice a revocation
 
 
-class HTTP:
-    """A keep-alive client for one thread, with headers (bearer tokens)."""
+class HTTP(b.Client):
+    """benchlib's keep-alive client for one thread, answering parsed JSON."""
 
-    def __init__(self, port, timeout=10):
-        self.port, self.timeout, self.conn = port, timeout, None
-
-    def call(self, method, path, body=None, bearer=None, headers=None):
-        if self.conn is None:
-            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-        sent = dict(headers or {})
-        data = None
-        if body is not None:
-            data = json.dumps(body)
-            sent["Content-Type"] = "application/json"
-        if bearer:
-            sent["Authorization"] = f"Bearer {bearer}"
+    def call(self, method, path, body=None, bearer=None):
+        status, raw = self.request(method, path, body, bearer=bearer)
         try:
-            self.conn.request(method, path, body=data, headers=sent)
-            response = self.conn.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException) as error:
-            self.close()
-            raise OSError(f"{method} {path}: {error!r}") from error
-        try:
-            parsed = json.loads(raw) if raw else None
+            return status, (json.loads(raw) if raw else None)
         except ValueError:
-            parsed = raw
-        return response.status, parsed
-
-    def close(self):
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+            return status, raw
 
 
 def call(port, method, path, body=None, bearer=None):
@@ -82,31 +57,19 @@ def call(port, method, path, body=None, bearer=None):
         client.close()
 
 
-def psql(url, sql):
-    out = subprocess.run(["psql", url, "-qtAc", sql], capture_output=True, text=True, check=True)
-    return out.stdout.strip()
-
-
-def database_url(admin_url, name):
-    parts = urllib.parse.urlsplit(admin_url)
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, ""))
-
-
 class Cluster:
     def __init__(self, binary, admin_url, workdir, count=3):
-        self.admin_url = admin_url
-        self.db_name = "chatter_cluster_" + secrets.token_hex(4)
-        self.db_url = database_url(admin_url, self.db_name)
+        self.database = seed.PostgresDatabase(admin_url, "chatter_cluster_" + secrets.token_hex(4))
         self.workdir = workdir
         self.issuer = b.Issuer()
         jwks = self.issuer.serve()
-        extra = ["--database", self.db_url, "--trusted-proxy", "127.0.0.1", "--bcrypt-cost", "4"]
+        extra = ["--database", self.database.url, "--trusted-proxy", "127.0.0.1", "--bcrypt-cost", "4"]
         self.servers = [b.Chatterd(binary, workdir / f"instance{k}", jwks_url=jwks, extra=extra) for k in range(count)]
         self.lb_port = b.free_port()
         self.haproxy = None
 
     def start(self):
-        psql(self.admin_url, f"CREATE DATABASE {self.db_name}")
+        self.database.psql(f"CREATE DATABASE {self.database.name}", admin=True)
         errors = []
 
         def start(server):
@@ -153,7 +116,7 @@ class Cluster:
         for server in self.servers:
             if server.alive():
                 server.stop()
-        psql(self.admin_url, f"DROP DATABASE IF EXISTS {self.db_name} WITH (FORCE)")
+        self.database.drop()
 
     def google(self, subject):
         status, session = call(self.servers[0].port, "POST", "/v1/auth/google",
@@ -201,7 +164,7 @@ def until_refused(port, bearer, bound=2.0):
 # ---------------------------------------------------------------------------------------------- steps
 
 def migrated_once(c):
-    versions = psql(c.db_url, "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations")
+    versions = c.database.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations")
     applied = sum(s.log_path.read_text(errors="replace").count("applied schema migration") for s in c.servers)
     assert versions == "1", f"schema_migrations holds {versions!r}"
     assert applied == 1, f"{applied} instances logged a migration"
@@ -283,14 +246,14 @@ def email_code_limits(c):
     address = "limits@example.com"
     since = c.log_offsets()
     answers = parallel(100, lambda k: call(c.lb_port, "POST", "/v1/auth/email/code", {"email": address})[0])
-    stored = int(psql(c.db_url, f"SELECT count(*) FROM email_codes WHERE email = '{address}'"))
+    stored = int(c.database.psql(f"SELECT count(*) FROM email_codes WHERE email = '{address}'"))
     assert stored == 1, f"{stored} codes stored from 100 requests at once"
     assert answers.count(202) >= 1 and all(s in (202, 429) for s in answers), answers
     code = c.latest_code(since)
     wrong = [f"{n:06d}" for n in range(300) if f"{n:06d}" != code][:199] + [code]
     verdicts = parallel(len(wrong), lambda k: call(c.lb_port, "POST", "/v1/auth/email/verify",
                                                  {"email": address, "code": wrong[k]})[0])
-    attempts = psql(c.db_url, f"SELECT coalesce(max(attempts), 0) FROM email_codes WHERE email = '{address}'")
+    attempts = c.database.psql(f"SELECT coalesce(max(attempts), 0) FROM email_codes WHERE email = '{address}'")
     ok = verdicts.count(200)
     assert ok <= 1 and int(attempts) <= 5, (ok, attempts)
     assert all(s in (200, 401, 429) for s in verdicts), sorted(set(verdicts))
@@ -381,7 +344,7 @@ def main():
     failures = 0
     try:
         cluster.start()
-        print(f"# 3 instances on {cluster.db_name} behind haproxy on 127.0.0.1:{cluster.lb_port}", flush=True)
+        print(f"# 3 instances on {cluster.database.name} behind haproxy on 127.0.0.1:{cluster.lb_port}", flush=True)
         for number, (name, step) in enumerate(STEPS, 1):
             started = time.monotonic()
             try:

@@ -16,7 +16,7 @@ enum PostgresTestDatabase {
     static let logger = Logger(label: "chatter-test-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     static func withSchema<T>(_ body: (PostgresLocation) async throws -> T) async throws -> T {
-        guard let url else { throw StoreError.corruptRow("CHATTER_TEST_DATABASE_URL is not set") }
+        guard let url else { throw ConfigurationError("CHATTER_TEST_DATABASE_URL is not set") }
         var location = try PostgresLocation(url: url)
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await admin(location, "CREATE SCHEMA \(schema)")

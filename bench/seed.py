@@ -15,7 +15,7 @@ import time
 import urllib.parse
 import uuid
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ISSUER = "https://accounts.google.com"
 
 

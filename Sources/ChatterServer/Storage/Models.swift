@@ -52,6 +52,12 @@ public struct Identity: Sendable, Equatable {
     public var emailVerified: Bool
 }
 
+/// An identity and the account it belongs to.
+public struct LinkedIdentity: Sendable, Equatable {
+    public var user: User
+    public var identity: Identity
+}
+
 /// Who is asking: kept with sessions and audit events.
 public struct ClientInfo: Sendable, Equatable {
     public var ip: String?
@@ -105,6 +111,26 @@ public struct Rotation: Sendable {
     /// The new pair, sealed with a key only the presented token can derive, for that retry.
     public var retryBox: [UInt8]
     public var now: Date
+}
+
+/// A session as a rotation left it.
+public struct RotatedSession: Sendable, Equatable {
+    public var sessionID: UUID
+    public var user: User
+    public var accessExpiresAt: Date
+    public var absoluteExpiresAt: Date
+}
+
+/// A refresh token a rotation replaced, and the state of its session now.
+public struct RetiredRefreshToken: Sendable, Equatable {
+    public var retiredAt: Date
+    public var sessionID: UUID
+    public var userID: UUID
+    /// When the session was last rotated: equal to `retiredAt` only for the token that rotation retired.
+    public var rotatedAt: Date?
+    public var retryBox: [UInt8]?
+    public var accessExpiresAt: Date
+    public var absoluteExpiresAt: Date
 }
 
 public enum RotationOutcome: Sendable, Equatable {

@@ -1,16 +1,21 @@
+import ChatterWire
 import Foundation
 import ServiceLifecycle
 
 // Storage is reached only through these protocols, so each database has one implementation and one
 // shared test suite (Tests/ChatterServerTests/Storage) runs against every implementation.
 
+// The stores offer atomic steps and transactions; the rules that combine them (account linking in
+// `SignIn/AccountLinking.swift`, refresh rotation in `Sessions/RefreshRotation.swift`) are written once,
+// over these protocols.
+
 public protocol UserRepository: Sendable {
-    /// Finds the user behind `claims.key`, creating both on first sign-in. A user found through a verified
-    /// email of another identity is linked only when `claims.emailVerified` is true as well. A non-nil
-    /// display name replaces the stored one; name parts are stored once and never erased by an empty sign-in.
-    func signIn(_ claims: IdentityClaims, fallbackName: String, at: Date) async throws -> User
-    /// The user behind `key`, without creating anything.
-    func user(for key: IdentityKey) async throws -> User?
+    /// The identity `key` and the account it belongs to, in one read.
+    func linkedIdentity(_ key: IdentityKey) async throws -> LinkedIdentity?
+    /// Runs `body` as one transaction over the account tables (`UserRepository.signIn` is its user). A
+    /// store whose transactions can fail on a race (two first sign-ins of one identity inserting it at
+    /// once) runs `body` again, so it must only use the transaction it is given.
+    func accountTransaction<T: Sendable>(_ body: @Sendable (any AccountTransaction) async throws -> T) async throws -> T
     func user(id: UUID) async throws -> User?
     func identities(of userID: UUID) async throws -> [Identity]
     /// Removes one identity; when it was the user's last, the user goes too. Returns the user's id.
@@ -27,12 +32,34 @@ public protocol PasswordRepository: Sendable {
     func setPasswordHash(_ hash: String, userID: UUID, at: Date) async throws
 }
 
+/// The steps of a sign-in that creates or changes an account, inside one transaction.
+public protocol AccountTransaction: Sendable {
+    func linkedIdentity(_ key: IdentityKey) async throws -> LinkedIdentity?
+    /// The accounts holding an identity whose verified email is `email`, by that identity's age (oldest
+    /// first, ties by issuer and subject), so the answer never depends on row order.
+    func accounts(withVerifiedEmail email: String) async throws -> [UUID]
+    /// The issuers of the account's identities.
+    func issuers(of userID: UUID) async throws -> Set<String>
+    func insertUser(id: UUID, displayName: String, at: Date) async throws
+    func insertIdentity(_ identity: Identity, userID: UUID, at: Date) async throws
+    func setDisplayName(_ name: String, userID: UUID) async throws
+    /// Stores every non-empty part of `name`; an absent or empty part keeps the stored one.
+    func fillName(_ name: NameParts, userID: UUID) async throws
+    func setEmail(_ email: String, verified: Bool, of key: IdentityKey) async throws
+}
+
 public protocol SessionRepository: Sendable {
     func createSession(_ session: NewSession) async throws
     /// The session whose access token hashes to `accessHash`. An expired session that cannot be refreshed
     /// is deleted when presented.
     func session(accessHash: [UInt8], at: Date) async throws -> SessionLookup
-    func rotate(_ rotation: Rotation) async throws -> RotationOutcome
+    /// A live refresh token's rotation, in one statement: when `rotation.presentedHash` is a session's
+    /// current refresh token and the session is within its idle and absolute lifetimes, the session takes
+    /// the new hashes and retry box and the presented hash is retired. nil (nothing changed) otherwise.
+    func rotateLive(_ rotation: Rotation) async throws -> RotatedSession?
+    /// Runs `body` as one transaction in which the sessions it reads stay locked until it ends, so that
+    /// of concurrent presentations of one refresh token each sees what the one before it did.
+    func refreshTransaction<T: Sendable>(_ body: @Sendable (any RefreshTransaction) async throws -> T) async throws -> T
     func sessions(of userID: UUID) async throws -> [SessionRecord]
     /// Deletes one session of `userID`; false when it is not theirs or does not exist.
     func revokeSession(id: UUID, userID: UUID) async throws -> Bool
@@ -46,6 +73,17 @@ public protocol SessionRepository: Sendable {
     @discardableResult
     func purgeExpiredSessions(at: Date, idleLifetime: Double) async throws -> Int
     func sessionCount() async throws -> Int
+}
+
+/// The steps of settling a refresh token `SessionRepository.rotateLive` did not rotate, inside one transaction.
+public protocol RefreshTransaction: Sendable {
+    /// The session whose current refresh token hashes to `refreshHash`, locked.
+    func session(refreshHash: [UInt8]) async throws -> (id: UUID, userID: UUID)?
+    /// The token hashing to `hash` if a rotation retired it, with its session's state; the session locked.
+    func retiredToken(_ hash: [UInt8]) async throws -> RetiredRefreshToken?
+    func user(id: UUID) async throws -> User?
+    func deleteSession(id: UUID) async throws
+    func emptyRetryBox(sessionID: UUID) async throws
 }
 
 public protocol EmailCodeRepository: Sendable {

@@ -91,6 +91,42 @@ import Testing
         }
     }
 
+    /// A session refreshed before migration 3 keeps its chain: after the upgrade a rotation still retires
+    /// the token it replaces (now by the trigger), so presenting that token later is caught as reuse.
+    @Test func sessionsFromBeforeTheRotationTriggerStillCatchReuse() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir + "/old.sqlite"
+            let db = try await SQLiteConnection.open(storage: .file(path: path))
+            for sql in SQLiteMigrations.all[0] + SQLiteMigrations.all[1] { _ = try await db.query(sql) }
+            _ = try await db.query("PRAGMA user_version = 2")
+            let userID = UUID(), sessionID = UUID(), refresh = SessionToken.generate()
+            _ = try await db.query("INSERT INTO users (id, display_name, created_at) VALUES (?, 'Ada', 0)", [.uuid(userID)])
+            _ = try await db.query(
+                """
+                INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at, absolute_expires_at)
+                VALUES (?, ?, 'google', ?, ?, ?, ?, ?, ?)
+                """,
+                [.uuid(sessionID), .uuid(userID), .bytes(SessionToken.generate().hash), .time(now), .bytes(refresh.hash), .time(now), .time(now),
+                 .time(now.addingTimeInterval(86400))])
+            try await db.close()
+
+            let store = try await SQLiteStore.open(path: path)
+            func rotation(at offset: Double) -> Rotation {
+                Rotation(
+                    presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(offset))
+            }
+            guard case .rotated(let id, _, _, _) = try await store.rotate(rotation(at: 1)) else {
+                Issue.record("the old session did not rotate")
+                return
+            }
+            #expect(id == sessionID)
+            #expect(try await store.rotate(rotation(at: 60)) == .reused(sessionID: sessionID, userID: userID))
+            #expect(try await store.sessionCount() == 0)
+            try await store.close()
+        }
+    }
+
     @Test func newerSchemaIsRefused() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/chatterd.sqlite"

@@ -113,6 +113,38 @@ extension ChatterStore {
     }
 
     @Test(arguments: StoreBackend.available)
+    func linkingSkipsAnAccountWithAnotherSubjectOfTheIssuerAndPrefersTheOldest(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let first = try await store.signIn(ada, email: "ada@example.com", verified: true)
+            // The address was reassigned: another Google account holding it is another person.
+            let second = try await store.signIn(
+                IdentityClaims(key: IdentityKey(issuer: ada.issuer, subject: "2"), displayName: "Ada 2", email: "ada@example.com", emailVerified: true),
+                fallbackName: "Profile NA", at: now.addingTimeInterval(10))
+            #expect(second.id != first.id)
+            // A proven address that two accounts hold joins the one whose identity is older.
+            let code = try await store.signIn(
+                IdentityClaims(key: .email("ada@example.com"), email: "ada@example.com", emailVerified: true), fallbackName: "Profile NA",
+                at: now.addingTimeInterval(20))
+            #expect(code.id == first.id)
+            #expect(try await store.userCount() == 2)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func fiftyFirstSignInsOfOneIdentityAtOnceMakeOneUser(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let key = ada
+            let ids = try await withThrowingTaskGroup(of: UUID.self) { group in
+                for _ in 0..<50 { group.addTask { try await store.signIn(key, email: "ada@example.com", verified: true).id } }
+                return try await group.reduce(into: Set<UUID>()) { $0.insert($1) }
+            }
+            #expect(ids.count == 1)
+            #expect(try await store.userCount() == 1)
+            #expect(try await store.identities(of: try #require(ids.first)).count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func accessTokensAreFoundByHashAndExpire(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

@@ -33,10 +33,9 @@ extension PostgresStore {
             touch: { id, now in try await rows("UPDATE sessions SET last_used_at = \(now) WHERE id = \(id)") })
     }
 
-    /// A live token's rotation is one statement, so one round trip: the row lock makes a second rotation
-    /// of the same token wait and then find it retired. Everything else (an expired session, a retired
-    /// token's retry or reuse, an unknown token) is decided in `settleRetired`.
-    public func rotate(_ r: Rotation) async throws -> RotationOutcome {
+    /// One statement, so one round trip: the row lock makes a second rotation of the same token wait and
+    /// then find it retired.
+    public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
         let rotated = try await rows(
             """
             WITH rotated AS (
@@ -52,47 +51,15 @@ extension PostgresStore {
             SELECT r.id AS session_id, r.access_expires_at, r.absolute_expires_at, \(unescaped: Self.userColumns)
             FROM rotated r JOIN users u ON u.id = r.user_id
             """, keepsSessionCache: false)
-        if let row = rotated.first {
-            return .rotated(
+        return try rotated.first.map { row in
+            RotatedSession(
                 sessionID: try row.value("session_id"), user: try User(row: row), accessExpiresAt: try row.value("access_expires_at"),
                 absoluteExpiresAt: try row.value("absolute_expires_at"))
         }
-        return try await settleRetired(r)
     }
 
-    private func settleRetired(_ r: Rotation) async throws -> RotationOutcome {
-        try await transaction { [logger] db in
-            if let current = try await db.rows(
-                "SELECT id, user_id FROM sessions WHERE refresh_hash = \(r.presentedHash.bytea) FOR UPDATE", logger: logger
-            ).first {
-                // Still the current token, so the rotation above refused it for its idle or absolute lifetime.
-                try await db.query("DELETE FROM sessions WHERE id = \(try current.value("id", as: UUID.self))", logger: logger)
-                return .expired(userID: try current.value("user_id"))
-            }
-            guard let retired = try await db.rows(
-                """
-                SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
-                FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = \(r.presentedHash.bytea)
-                FOR UPDATE OF s
-                """, logger: logger
-            ).first else { return .unknown }
-            let id: UUID = try retired.value("id"), userID: UUID = try retired.value("user_id")
-            let retiredAt: Date = try retired.value("retired_at")
-            // The same rule as SQLiteStore.rotate: only the latest rotation's token, only within the grace
-            // window, and only once (the box is emptied as it is handed out; the row lock orders retries).
-            if try retired.value("rotated_at", as: Date?.self) == retiredAt, r.now.timeIntervalSince(retiredAt) <= r.graceWindow,
-                let box = try retired.optionalBytes("retry_box"),
-                let user = try await db.rows("SELECT \(unescaped: Self.userColumns) FROM users u WHERE u.id = \(userID)", logger: logger)
-                    .first.map(User.init(row:))
-            {
-                try await db.query("UPDATE sessions SET retry_box = NULL WHERE id = \(id)", logger: logger)
-                return .retry(
-                    sessionID: id, user: user, retryBox: box, accessExpiresAt: try retired.value("access_expires_at"),
-                    absoluteExpiresAt: try retired.value("absolute_expires_at"))
-            }
-            try await db.query("DELETE FROM sessions WHERE id = \(id)", logger: logger)
-            return .reused(sessionID: id, userID: userID)
-        }
+    public func refreshTransaction<T: Sendable>(_ body: @Sendable (any RefreshTransaction) async throws -> T) async throws -> T {
+        try await transaction { [logger] db in try await body(PostgresRefreshTransaction(db: db, logger: logger)) }
     }
 
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {

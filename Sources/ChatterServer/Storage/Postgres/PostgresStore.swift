@@ -80,9 +80,15 @@ public final class PostgresStore: ChatterStore {
     }
 
     /// Runs `body` as one transaction; empties the session cache afterwards unless `keepsSessionCache`.
+    /// Throws what failed (the body's error, or the failed `BEGIN` or `COMMIT`), not postgres-nio's wrapper,
+    /// so callers can tell a conflict or a domain error apart.
     func transaction<T: Sendable>(keepsSessionCache: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         defer { if !keepsSessionCache { sessionCache.invalidateAll() } }
-        return try await client.withTransaction(logger: logger) { db in try await body(db) }
+        do {
+            return try await client.withTransaction(logger: logger) { db in try await body(db) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.commitError ?? error.beginError ?? error
+        }
     }
 
     func count(_ table: String) async throws -> Int {

@@ -172,5 +172,15 @@ enum SQLiteMigrations {
             )
             """,
         ],
+        // 3: a rotation retires the refresh token it replaces by itself, so rotating is one statement.
+        [
+            """
+            CREATE TRIGGER retire_refresh_token AFTER UPDATE OF refresh_hash ON sessions
+            WHEN old.refresh_hash IS NOT NULL AND old.refresh_hash IS NOT new.refresh_hash
+            BEGIN
+                INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) VALUES (old.refresh_hash, old.id, new.rotated_at);
+            END
+            """,
+        ],
     ]
 }

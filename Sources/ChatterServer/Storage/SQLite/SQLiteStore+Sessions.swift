@@ -68,68 +68,36 @@ extension SQLiteStore {
         return found
     }
 
-    public func rotate(_ r: Rotation) async throws -> RotationOutcome {
-        let outcome = try await rotateInTransaction(r)
-        switch outcome {
-        case .rotated: admit(r.newAccessHash)
-        // The family was deleted: that must not come back after a power loss.
-        case .reused, .expired: try await walSync.sync()
-        case .retry, .unknown: break
-        }
-        return outcome
+    /// One statement; the trigger `retire_refresh_token` (migration 3) keeps the token it replaces.
+    public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
+        let row = try await write(
+            """
+            UPDATE sessions SET access_hash = ?, access_expires_at = min(?, absolute_expires_at), refresh_hash = ?, last_used_at = ?,
+                rotated_at = ?, retry_box = ?
+            WHERE refresh_hash = ? AND absolute_expires_at > ? AND last_used_at > ?
+            RETURNING id AS session_id, access_expires_at, absolute_expires_at, \(Self.returningUser)
+            """,
+            [.bytes(r.newAccessHash), .time(r.now.addingTimeInterval(r.accessLifetime)), .bytes(r.newRefreshHash), .time(r.now),
+             .time(r.now), .bytes(r.retryBox), .bytes(r.presentedHash), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime))]
+        ).first
+        guard let row else { return nil }
+        admit(r.newAccessHash)
+        return RotatedSession(
+            sessionID: try row.uuid("session_id"), user: try User(row: row), accessExpiresAt: try row.date("access_expires_at"),
+            absoluteExpiresAt: try row.date("absolute_expires_at"))
     }
 
-    private func rotateInTransaction(_ r: Rotation) async throws -> RotationOutcome {
-        try await transaction { db in
-            let current = try await db.query(
-                "SELECT id, user_id, last_used_at, absolute_expires_at FROM sessions WHERE refresh_hash = ?", [.bytes(r.presentedHash)]
-            ).first
-            if let current {
-                let id = try current.uuid("id"), userID = try current.uuid("user_id")
-                let absolute = try current.date("absolute_expires_at")
-                guard r.now < absolute, r.now.timeIntervalSince(try current.date("last_used_at")) < r.idleLifetime else {
-                    _ = try await db.query("DELETE FROM sessions WHERE id = ?", [.uuid(id)])
-                    return .expired(userID: userID)
-                }
-                let accessExpiresAt = min(r.now.addingTimeInterval(r.accessLifetime), absolute)
-                _ = try await db.query(
-                    "INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) VALUES (?, ?, ?)",
-                    [.bytes(r.presentedHash), .uuid(id), .time(r.now)])
-                _ = try await db.query(
-                    """
-                    UPDATE sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?, last_used_at = ?, rotated_at = ?,
-                        retry_box = ? WHERE id = ?
-                    """,
-                    [.bytes(r.newAccessHash), .time(accessExpiresAt), .bytes(r.newRefreshHash), .time(r.now), .time(r.now),
-                     .bytes(r.retryBox), .uuid(id)])
-                guard let user = try await Self.user(db, id: userID) else { throw StoreError.corruptRow("session without user") }
-                return .rotated(sessionID: id, user: user, accessExpiresAt: accessExpiresAt, absoluteExpiresAt: absolute)
-            }
-            let retired = try await db.query(
-                """
-                SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
-                FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = ?
-                """, [.bytes(r.presentedHash)]
-            ).first
-            guard let retired else { return .unknown }
-            let id = try retired.uuid("id"), userID = try retired.uuid("user_id")
-            let retiredAt = try retired.date("retired_at")
-            // Only the token retired by the latest rotation, only briefly, and only once may replay that
-            // rotation's answer (a client whose answer was lost retries once); the box is emptied as it is
-            // handed out, so a second presentation is reuse.
-            if retired.column("rotated_at")?.double == retiredAt.timeIntervalSince1970,
-                r.now.timeIntervalSince(retiredAt) <= r.graceWindow,
-                let box = retired.column("retry_box")?.blob,
-                let user = try await Self.user(db, id: userID)
-            {
-                _ = try await db.query("UPDATE sessions SET retry_box = NULL WHERE id = ?", [.uuid(id)])
-                return .retry(
-                    sessionID: id, user: user, retryBox: Array(box.readableBytesView),
-                    accessExpiresAt: try retired.date("access_expires_at"), absoluteExpiresAt: try retired.date("absolute_expires_at"))
-            }
-            _ = try await db.query("DELETE FROM sessions WHERE id = ?", [.uuid(id)])
-            return .reused(sessionID: id, userID: userID)
-        }
+    /// The session's user in a `RETURNING` clause, which can name only the updated table: one subquery per column.
+    private static let returningUser = (["user_id AS id"] + ["display_name", "given_name", "family_name", "middle_name", "nickname", "name_prefix", "name_suffix"]
+        .map { "(SELECT \($0) FROM users WHERE users.id = sessions.user_id) AS \($0)" }).joined(separator: ", ")
+
+    /// A transaction that ended a session (reuse, expiry) is fsynced before its answer: that must not come
+    /// back after a power loss.
+    public func refreshTransaction<T: Sendable>(_ body: @Sendable (any RefreshTransaction) async throws -> T) async throws -> T {
+        let ended = SessionsEnded()
+        let value = try await transaction { db in try await body(SQLiteRefreshTransaction(db: db, ended: ended)) }
+        if ended.any { try await walSync.sync() }
+        return value
     }
 
     static func user(_ db: SQLiteConnection, id: UUID) async throws -> User? {

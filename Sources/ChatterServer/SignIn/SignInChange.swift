@@ -1,7 +1,7 @@
 import ChatterWire
 
 /// Whether a returning user's sign-in brings anything to store. Most sign-ins bring nothing new, and
-/// every store answers those with one read instead of a write.
+/// `signIn` answers those with one read instead of a transaction.
 struct SignInChange {
     let isNone: Bool
 

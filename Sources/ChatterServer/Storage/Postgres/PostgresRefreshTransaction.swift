@@ -1,0 +1,42 @@
+import Foundation
+import PostgresNIO
+
+/// `RefreshTransaction` on one connection, inside `PostgresStore.transaction`. Rows are read `FOR UPDATE`,
+/// so concurrent presentations of one token, on any instance, are settled one after another.
+struct PostgresRefreshTransaction: RefreshTransaction {
+    let db: PostgresConnection
+    let logger: Logger
+
+    func session(refreshHash: [UInt8]) async throws -> (id: UUID, userID: UUID)? {
+        try await db.rows("SELECT id, user_id FROM sessions WHERE refresh_hash = \(refreshHash.bytea) FOR UPDATE", logger: logger).first.map { row in
+            (try row.value("id"), try row.value("user_id"))
+        }
+    }
+
+    func retiredToken(_ hash: [UInt8]) async throws -> RetiredRefreshToken? {
+        try await db.rows(
+            """
+            SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
+            FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = \(hash.bytea)
+            FOR UPDATE OF s
+            """, logger: logger
+        ).first.map { row in
+            RetiredRefreshToken(
+                retiredAt: try row.value("retired_at"), sessionID: try row.value("id"), userID: try row.value("user_id"),
+                rotatedAt: try row.value("rotated_at"), retryBox: try row.optionalBytes("retry_box"),
+                accessExpiresAt: try row.value("access_expires_at"), absoluteExpiresAt: try row.value("absolute_expires_at"))
+        }
+    }
+
+    func user(id: UUID) async throws -> User? {
+        try await db.rows("SELECT \(unescaped: PostgresStore.userColumns) FROM users u WHERE u.id = \(id)", logger: logger).first.map(User.init(row:))
+    }
+
+    func deleteSession(id: UUID) async throws {
+        try await db.query("DELETE FROM sessions WHERE id = \(id)", logger: logger)
+    }
+
+    func emptyRetryBox(sessionID: UUID) async throws {
+        try await db.query("UPDATE sessions SET retry_box = NULL WHERE id = \(sessionID)", logger: logger)
+    }
+}

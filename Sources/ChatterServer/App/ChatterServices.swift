@@ -57,7 +57,8 @@ public struct ChatterServices: Sendable {
 
     /// The user as the native API shows them.
     public func profile(_ user: User) async throws -> UserProfile {
-        let identities = try await store.identities(of: user.id)
+        let account = try await store.accountSummary(userID: user.id)
+        let identities = account.identities
         var methods = identities.map { identity -> String in
             switch identity.key.issuer {
             case IdentityKey.emailIssuer: "email"
@@ -65,7 +66,7 @@ public struct ChatterServices: Sendable {
             default: "google"
             }
         }
-        if try await store.passwordHash(userID: user.id) != nil { methods.append("password") }
+        if account.hasPassword { methods.append("password") }
         let verified = identities.first { $0.emailVerified && $0.email != nil }
         let email = verified ?? identities.first { $0.email != nil }
         return UserProfile(

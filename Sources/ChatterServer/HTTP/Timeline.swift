@@ -15,9 +15,18 @@ final class Timeline: Sendable {
     private let course: SingleFlightCache
     private let newestPage: SingleFlightCache
     private let lastStamp = Mutex<TimelineStamp?>(nil)
+    /// Concurrent answers share one stamp read: each waits for a read that began after it arrived (so it
+    /// sees every write committed before it), and a busy server reads the stamp once per round trip, not
+    /// once per request.
+    private let stamps: BatchingLookup<Int, TimelineStamp>
+    /// Set once the store says it keeps no stamp (it is the database's only writer).
+    private let stampless = Atomic(false)
 
     init(store: any ChattRepository) {
         self.store = store
+        stamps = BatchingLookup(maximumBatch: .max, maximumFetchers: 1) { _ in
+            try await store.timelineStamp().map { [0: $0] } ?? [:]
+        }
         course = SingleFlightCache {
             let rows = try await store.allChatts().map {
                 ChattRow(name: $0.name, message: $0.message, id: $0.id.uuidString, time: Self.timestamp($0.time))
@@ -46,7 +55,8 @@ final class Timeline: Sendable {
     /// Drops both answers when the stamp moved. Read before any rebuild it causes, so an answer is never
     /// kept under a stamp newer than the data it was built from.
     private func revalidate() async throws {
-        guard let stamp = try await store.timelineStamp() else { return }
+        guard !stampless.load(ordering: .relaxed) else { return }
+        guard let stamp = try await stamps.value(for: 0) else { return stampless.store(true, ordering: .relaxed) }
         if lastStamp.withLock({ last in defer { last = stamp }; return last != stamp }) {
             course.invalidate()
             newestPage.invalidate()

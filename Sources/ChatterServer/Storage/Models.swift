@@ -52,6 +52,12 @@ public struct Identity: Sendable, Equatable {
     public var emailVerified: Bool
 }
 
+/// See `UserRepository.accountSummary(userID:)`.
+public struct AccountSummary: Sendable, Equatable {
+    public var identities: [Identity]
+    public var hasPassword: Bool
+}
+
 /// An identity and the account it belongs to.
 public struct LinkedIdentity: Sendable, Equatable {
     public var user: User

@@ -17,7 +17,8 @@ public protocol UserRepository: Sendable {
     /// once) runs `body` again, so it must only use the transaction it is given.
     func accountTransaction<T: Sendable>(_ body: @Sendable (any AccountTransaction) async throws -> T) async throws -> T
     func user(id: UUID) async throws -> User?
-    func identities(of userID: UUID) async throws -> [Identity]
+    /// The account's identities (oldest first) and whether it has a password, in one read: what a profile shows.
+    func accountSummary(userID: UUID) async throws -> AccountSummary
     /// Removes one identity; when it was the user's last, the user goes too. Returns the user's id.
     @discardableResult
     func deleteIdentity(_ key: IdentityKey) async throws -> UUID?
@@ -25,6 +26,13 @@ public protocol UserRepository: Sendable {
     /// Deletes the user, their identities, password, sessions and chatts.
     func deleteUser(id: UUID) async throws
     func userCount() async throws -> Int
+}
+
+extension UserRepository {
+    /// Oldest first.
+    public func identities(of userID: UUID) async throws -> [Identity] {
+        try await accountSummary(userID: userID).identities
+    }
 }
 
 public protocol PasswordRepository: Sendable {

@@ -145,6 +145,22 @@ extension ChatterStore {
     }
 
     @Test(arguments: StoreBackend.available)
+    func anAccountSummaryListsIdentitiesOldestFirstAndWhetherThereIsAPassword(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada, email: "ada@example.com", verified: true)
+            _ = try await store.signIn(
+                IdentityClaims(key: .email("ada@example.com"), email: "ada@example.com", emailVerified: true), fallbackName: "Profile NA",
+                at: now.addingTimeInterval(5))
+            #expect(try await store.accountSummary(userID: user.id).hasPassword == false)
+            try await store.setPasswordHash("hash", userID: user.id, at: now)
+            let summary = try await store.accountSummary(userID: user.id)
+            #expect(summary.hasPassword)
+            #expect(summary.identities.map(\.key) == [ada, .email("ada@example.com")])
+            #expect(try await store.accountSummary(userID: UUID()) == AccountSummary(identities: [], hasPassword: false))
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func accessTokensAreFoundByHashAndExpire(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

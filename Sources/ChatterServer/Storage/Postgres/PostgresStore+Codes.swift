@@ -138,16 +138,31 @@ extension PostgresStore {
         }
     }
 
+    /// Batched with concurrent posts (one statement and one synchronous commit for a burst); rows keep the
+    /// order they were submitted in, and so their `seq` order.
     public func addChatt(_ chatt: Chatt) async throws {
         do {
-            try await rows(
-                """
-                INSERT INTO chatts (id, user_id, name, message, created_at)
-                VALUES (\(chatt.id), \(chatt.userID), \(chatt.name), \(chatt.message), \(chatt.time))
-                """)
+            try await chattInserts.submit(chatt)
         } catch let error as PSQLError where error.sqlState == PSQLError.foreignKeyViolation && chatt.userID != nil {
+            // The author's account was deleted while they posted: its foreign key is all that failed.
             throw StoreError.userGone
         }
+    }
+
+    static func insertChatts(_ chatts: [Chatt], into client: PostgresClient, logger: Logger) async throws {
+        var binds = PostgresBindings(capacity: chatts.count * 5)
+        var tuples: [String] = []
+        for (index, chatt) in chatts.enumerated() {
+            binds.append(chatt.id)
+            binds.append(chatt.userID)
+            binds.append(chatt.name)
+            binds.append(chatt.message)
+            binds.append(chatt.time)
+            let first = index * 5 + 1
+            tuples.append("($\(first), $\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4))")
+        }
+        let sql = "INSERT INTO chatts (id, user_id, name, message, created_at) VALUES " + tuples.joined(separator: ", ")
+        try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
     }
 
     public func allChatts() async throws -> [Chatt] {

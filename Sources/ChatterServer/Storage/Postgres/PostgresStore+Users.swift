@@ -33,10 +33,16 @@ extension PostgresStore {
         try await rows("SELECT \(unescaped: Self.userColumns) FROM users u WHERE u.id = \(id)").first.map(User.init(row:))
     }
 
-    public func identities(of userID: UUID) async throws -> [Identity] {
-        try await rows("SELECT issuer, subject, email, email_verified FROM identities WHERE user_id = \(userID) ORDER BY created_at").map { row in
-            try Identity(row: row)
-        }
+    public func accountSummary(userID: UUID) async throws -> AccountSummary {
+        let rows = try await rows(
+            """
+            SELECT p.has_password, i.issuer, i.subject, i.email, i.email_verified
+            FROM (SELECT EXISTS (SELECT 1 FROM passwords WHERE user_id = \(userID)) AS has_password) p
+            LEFT JOIN identities i ON i.user_id = \(userID) ORDER BY i.created_at
+            """)
+        return AccountSummary(
+            identities: try rows.filter { try $0.value("issuer", as: String?.self) != nil }.map(Identity.init(row:)),
+            hasPassword: try rows.first?.value("has_password") ?? false)
     }
 
     public func deleteIdentity(_ key: IdentityKey) async throws -> UUID? {

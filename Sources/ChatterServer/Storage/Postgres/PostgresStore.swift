@@ -18,6 +18,7 @@ public final class PostgresStore: ChatterStore {
     let client: PostgresClient
     let logger: Logger
     let sessionCache = SessionCache(maximumAge: PostgresStore.sessionCacheAge)
+    let chattInserts: BatchingQueue<Chatt>
     public let location: String
 
     public var services: [any Service] { [client] }
@@ -26,6 +27,7 @@ public final class PostgresStore: ChatterStore {
         self.client = client
         self.location = location
         self.logger = logger
+        chattInserts = BatchingQueue(maximumBatch: 200) { chatts in try await Self.insertChatts(chatts, into: client, logger: logger) }
     }
 
     /// Brings the schema up to date over a connection of its own (several instances starting at once

@@ -28,12 +28,16 @@ extension SQLiteStore {
         try await reader.query("SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", [.uuid(id)]).first.map(User.init(row:))
     }
 
-    public func identities(of userID: UUID) async throws -> [Identity] {
-        try await reader.query(
-            "SELECT issuer, subject, email, email_verified FROM identities WHERE user_id = ? ORDER BY created_at", [.uuid(userID)]
-        ).map { row in
-            try Identity(row: row)
-        }
+    public func accountSummary(userID: UUID) async throws -> AccountSummary {
+        let rows = try await reader.query(
+            """
+            SELECT p.has_password, i.issuer, i.subject, i.email, i.email_verified
+            FROM (SELECT EXISTS (SELECT 1 FROM passwords WHERE user_id = ?1) AS has_password) p
+            LEFT JOIN identities i ON i.user_id = ?1 ORDER BY i.created_at
+            """, [.uuid(userID)])
+        return AccountSummary(
+            identities: try rows.filter { $0.column("issuer")?.string != nil }.map(Identity.init(row:)),
+            hasPassword: rows.first?.column("has_password")?.bool ?? false)
     }
 
     public func deleteIdentity(_ key: IdentityKey) async throws -> UUID? {

@@ -37,7 +37,7 @@ public struct SessionService: Sendable {
 
     /// A native session: an access token and a refresh token.
     public func start(user: User, method: String, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
-        let access = SessionToken.generate(), refresh = SessionToken.generate()
+        let access = SessionToken.generate(signedWith: store.tokenKey), refresh = SessionToken.generate(signedWith: store.tokenKey)
         let created = now()
         let session = NewSession(
             userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
@@ -50,7 +50,7 @@ public struct SessionService: Sendable {
 
     /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token.
     public func startUnrefreshable(user: User, method: String, lifetime: Double, client: ClientInfo) async throws -> SessionToken {
-        let access = SessionToken.generate()
+        let access = SessionToken.generate(signedWith: store.tokenKey)
         let created = now()
         try await store.createSession(NewSession(
             userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
@@ -59,15 +59,18 @@ public struct SessionService: Sendable {
     }
 
     public func authenticate(_ accessToken: String) async throws -> SessionLookup {
-        try await store.session(accessHash: SessionToken.hash(accessToken), at: now())
+        let instant = now()
+        guard store.tokenKey.mayHaveIssued(accessToken, at: instant) else { return .unknown }
+        return try await store.session(accessHash: SessionToken.hash(accessToken), at: instant)
     }
 
     /// Rotates `refreshToken`. The new pair is also sealed under a key derived from the presented token, so
     /// that the same token retried within the grace window gets the same pair back — and only its holder can.
     public func refresh(_ refreshToken: String, profile: @Sendable (User) async throws -> UserProfile) async throws -> RefreshResult {
-        let access = SessionToken.generate(), next = SessionToken.generate()
-        let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
         let instant = now()
+        guard store.tokenKey.mayHaveIssued(refreshToken, at: instant) else { return .invalid }
+        let access = SessionToken.generate(signedWith: store.tokenKey), next = SessionToken.generate(signedWith: store.tokenKey)
+        let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
         let rotation = Rotation(
             presentedHash: SessionToken.hash(refreshToken), newAccessHash: access.hash, newRefreshHash: next.hash,
             accessLifetime: lifetimes.access, idleLifetime: lifetimes.idle, graceWindow: lifetimes.grace,

@@ -1,16 +1,28 @@
 import Crypto
 import ExtrasBase64
+import Foundation
 
 /// A bearer secret handed to the client exactly once. Only its SHA-256 hash is stored, and sessions are
 /// looked up by that hash, so the secret itself is never compared or kept.
 public struct SessionToken: Sendable {
-    /// 43 base64url characters encoding 256 bits from the system CSPRNG.
+    /// 43 base64url characters encoding 256 bits: random, or (session tokens) 192 random bits and a
+    /// 64-bit tag under the database's `SessionTokenKey`.
     public let secret: String
 
     public static func generate() -> SessionToken {
         // swift-crypto fills the key from the system CSPRNG (getrandom(2) on Linux) in one call.
-        let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-        return SessionToken(secret: Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter]))
+        SessionToken(bytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+    }
+
+    /// A session's access or refresh token: one `key` can tell from a token chatterd never issued without
+    /// asking the database.
+    public static func generate(signedWith key: SessionTokenKey) -> SessionToken {
+        let random = SymmetricKey(size: .bits192).withUnsafeBytes { Array($0) }
+        return SessionToken(bytes: random + key.tag(random))
+    }
+
+    private init(bytes: [UInt8]) {
+        secret = Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 
     public var hash: [UInt8] { Self.hash(secret) }
@@ -18,5 +30,48 @@ public struct SessionToken: Sendable {
     /// The lookup key for a presented secret, whatever its shape: a wrong or garbled token simply finds nothing.
     public static func hash(_ presented: String) -> [UInt8] {
         Array(SHA256.hash(data: Array(presented.utf8)))
+    }
+}
+
+/// The key session tokens are tagged with, kept in the database so every instance shares it. A presented
+/// token without a valid tag was never issued by chatterd on this database, so it is refused before any
+/// lookup: a flood of guessed or made-up tokens costs a hash, not a query.
+public struct SessionTokenKey: Sendable {
+    static let randomBytes = 24, tagBytes = 8
+
+    private let key: SymmetricKey
+    /// Sessions issued before tokens were tagged (by an older chatterd on this database) may be live until
+    /// then, so until then an untagged token is still looked up. A database that always tagged has 0.
+    public let untaggedUntil: Date
+
+    public init(key: [UInt8], untaggedUntil: Date) {
+        self.key = SymmetricKey(data: key)
+        self.untaggedUntil = untaggedUntil
+    }
+
+    static func newKey() -> [UInt8] {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+    }
+
+    func tag(_ random: [UInt8]) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: random, using: key).prefix(Self.tagBytes))
+    }
+
+    /// Whether `presented` could be a live token of this database: tagged under this key, or untagged
+    /// while sessions from before tagging may live.
+    public func mayHaveIssued(_ presented: String, at now: Date) -> Bool {
+        isTagged(presented) || now < untaggedUntil
+    }
+
+    func isTagged(_ presented: String) -> Bool {
+        guard presented.utf8.count == 43,
+            let bytes = try? Base64.decode(string: presented, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
+            bytes.count == Self.randomBytes + Self.tagBytes
+        else { return false }
+        let expected = tag(Array(bytes.prefix(Self.randomBytes)))
+        // Compared in constant time, so response timing says nothing about how much of a tag was right.
+        var difference: UInt8 = 0
+        for (a, b) in zip(expected, bytes.suffix(Self.tagBytes)) { difference |= a ^ b }
+        return difference == 0
     }
 }

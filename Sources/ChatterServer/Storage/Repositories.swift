@@ -176,5 +176,7 @@ public protocol ChatterStore: UserRepository, PasswordRepository, SessionReposit
     var services: [any Service] { get }
     /// A human-readable name of the database, without any password, for the banner and the log.
     var location: String { get }
+    /// The key session tokens are tagged with, read when the store opened (it never changes).
+    var tokenKey: SessionTokenKey { get }
     func close() async throws
 }

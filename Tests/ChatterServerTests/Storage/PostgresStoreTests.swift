@@ -32,6 +32,8 @@ struct PostgresStoreTests {
             #expect(try await stores[0].count("schema_migrations") == PostgresMigrations.all.count)
             let versions = try await stores[0].rows("SELECT version FROM schema_migrations ORDER BY version").map { try $0.value("version", as: Int.self) }
             #expect(versions == Array(1...PostgresMigrations.all.count))
+            let token = SessionToken.generate(signedWith: stores[0].tokenKey)
+            #expect(stores.allSatisfy { $0.tokenKey.isTagged(token.secret) }, "one session token key for every instance")
         }
     }
 

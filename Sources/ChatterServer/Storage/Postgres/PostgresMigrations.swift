@@ -137,5 +137,15 @@ enum PostgresMigrations {
             )
             """,
         ],
+        // 2: the key session tokens are tagged with (its row is written by `PostgresStore.open`).
+        [
+            """
+            CREATE TABLE session_token_key (
+                id integer PRIMARY KEY CHECK (id = 1),
+                key bytea NOT NULL,
+                untagged_until timestamptz NOT NULL
+            )
+            """,
+        ],
     ]
 }

@@ -20,11 +20,13 @@ public final class PostgresStore: ChatterStore {
     let sessionCache = SessionCache(maximumAge: PostgresStore.sessionCacheAge)
     let chattInserts: BatchingQueue<Chatt>
     public let location: String
+    public let tokenKey: SessionTokenKey
 
     public var services: [any Service] { [client] }
 
-    private init(client: PostgresClient, location: String, logger: Logger) {
+    private init(client: PostgresClient, location: String, tokenKey: SessionTokenKey, logger: Logger) {
         self.client = client
+        self.tokenKey = tokenKey
         self.location = location
         self.logger = logger
         chattInserts = BatchingQueue(maximumBatch: 200) { chatts in try await Self.insertChatts(chatts, into: client, logger: logger) }
@@ -35,8 +37,10 @@ public final class PostgresStore: ChatterStore {
     /// pool, which serves queries once `services` run.
     public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "chatterd.postgres")) async throws -> PostgresStore {
         let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: logger)
+        let tokenKey: SessionTokenKey
         do {
             try await migrate(connection, logger: logger)
+            tokenKey = try await Self.tokenKey(connection, logger: logger)
             try await connection.close()
         } catch {
             try? await connection.close()
@@ -46,7 +50,24 @@ public final class PostgresStore: ChatterStore {
         // Enough for the busiest request mix on a few cores; PostgreSQL's default allows 100 in all.
         configuration.options.maximumConnections = 16
         configuration.options.minimumConnections = 2
-        return PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location.description, logger: logger)
+        return PostgresStore(
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location.description, tokenKey: tokenKey,
+            logger: logger)
+    }
+
+    /// Made by the first instance to start after migration 2 (the others find it): a new key, and for
+    /// sessions already stored the time the last of them expires.
+    static func tokenKey(_ db: PostgresConnection, logger: Logger) async throws -> SessionTokenKey {
+        try await db.query(
+            """
+            INSERT INTO session_token_key (id, key, untagged_until)
+            SELECT 1, \(SessionTokenKey.newKey().bytea), coalesce((SELECT max(absolute_expires_at) FROM sessions), 'epoch')
+            ON CONFLICT (id) DO NOTHING
+            """, logger: logger)
+        guard let row = try await db.rows("SELECT key, untagged_until FROM session_token_key", logger: logger).first else {
+            throw StoreError.corruptRow("no session token key")
+        }
+        return SessionTokenKey(key: try row.bytes("key"), untaggedUntil: try row.value("untagged_until"))
     }
 
     static let migrationLock: Int64 = 0x6368_6174_7465_7264  // "chatterd"

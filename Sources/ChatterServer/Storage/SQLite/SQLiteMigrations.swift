@@ -182,5 +182,15 @@ enum SQLiteMigrations {
             END
             """,
         ],
+        // 4: the key session tokens are tagged with (its row is written by `SQLiteStore.open`).
+        [
+            """
+            CREATE TABLE session_token_key (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                key BLOB NOT NULL,
+                untagged_until REAL NOT NULL
+            )
+            """,
+        ],
     ]
 }

@@ -5,23 +5,6 @@ extension SQLiteStore {
     /// Batched with concurrent sign-ins.
     public func createSession(_ s: NewSession) async throws {
         try await sessionInserts.insert(s)
-        admit(s.accessHash)
-    }
-
-    /// Lets the filter pass a committed session's token; run before the token is handed out.
-    func admit(_ accessHash: [UInt8]) {
-        guard accessFilter.insert(accessHash) else { return }
-        // Off the request's path: reading every session takes a while on a large table.
-        Task { [accessFilter, reader] in
-            try? await accessFilter.rebuild(count: { try await Self.count("sessions", on: reader) }, forEach: { try await Self.forEachAccessHash(reader, $0) })
-        }
-    }
-
-    /// Streams the hashes: a million sessions must not become a million rows in memory.
-    static func forEachAccessHash(_ db: SQLiteConnection, _ body: @escaping @Sendable ([UInt8]) -> Void) async throws {
-        try await db.query("SELECT access_hash FROM sessions", []) { row in
-            if let hash = row.column("access_hash")?.blob { body(Array(hash.readableBytesView)) }
-        }
     }
 
     static let sessionColumns = [
@@ -39,7 +22,7 @@ extension SQLiteStore {
         try await sessionCache.session(
             accessHash, at: now,
             read: { hash in
-                guard accessFilter.mightContain(hash), let row = try await sessionsByAccessHash.value(for: hash) else { return nil }
+                guard let row = try await sessionsByAccessHash.value(for: hash) else { return nil }
                 return SessionCache.Entry(
                     session: AuthenticatedSession(
                         sessionID: try row.uuid("session_id"), user: try User(row: row), method: try row.string("method"),
@@ -81,7 +64,6 @@ extension SQLiteStore {
              .time(r.now), .bytes(r.retryBox), .bytes(r.presentedHash), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime))]
         ).first
         guard let row else { return nil }
-        admit(r.newAccessHash)
         return RotatedSession(
             sessionID: try row.uuid("session_id"), user: try User(row: row), accessExpiresAt: try row.date("access_expires_at"),
             absoluteExpiresAt: try row.date("absolute_expires_at"))

@@ -17,25 +17,24 @@ public final class SQLiteStore: ChatterStore {
     let chattInserts: BatchedInsert<Chatt>
     let sessionInserts: BatchedInsert<NewSession>
     let auditInserts: BatchedInsert<AuditEvent>
-    /// Every authenticated request looks its session up: recent ones are in the cache, concurrent
-    /// lookups share one query, and tokens the filter has never seen need none. Both are sound because
-    /// this process is the file's only writer.
+    /// Every authenticated request looks its session up: recent ones are in the cache (sound because this
+    /// process is the file's only writer), and concurrent lookups share one query.
     let sessionCache = SessionCache()
-    let accessFilter: AccessTokenFilter
     let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
     let checkpointer: SQLiteCheckpointer
     /// See `durable(_:)`.
     let walSync: WALSync
     public let path: String
+    public let tokenKey: SessionTokenKey
     public var services: [any Service] { [] }
     public var location: String { "sqlite:" + path }
 
     private init(
         path: String, writer: SQLiteConnection, writeLock: AsyncMutex, readers: ReaderConnections, checkpointer: SQLiteCheckpointer,
-        accessFilter: AccessTokenFilter
+        tokenKey: SessionTokenKey
     ) {
         self.path = path
-        self.accessFilter = accessFilter
+        self.tokenKey = tokenKey
         self.writer = writer
         self.readers = readers
         self.checkpointer = checkpointer
@@ -70,19 +69,18 @@ public final class SQLiteStore: ChatterStore {
                 _ = try await writer.query(pragma)
             }
             try await migrate(writer, logger: logger)
+            let tokenKey = try await tokenKey(writer)
             for _ in 0..<max(2, System.coreCount) {
                 let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 _ = try await reader.query("PRAGMA busy_timeout = 5000")
                 readers.append(reader)
             }
-            let filter = AccessTokenFilter(expecting: try await count("sessions", on: writer))
-            try await forEachAccessHash(writer) { filter.insert($0) }
             let writeLock = AsyncMutex()
             let checkpointer = try await SQLiteCheckpointer.start(
                 path: path, every: checkpointInterval, restartFrames: walRestartFrames, writeLock: writeLock, logger: logger)
             return SQLiteStore(
                 path: path, writer: writer, writeLock: writeLock, readers: ReaderConnections(readers), checkpointer: checkpointer,
-                accessFilter: filter)
+                tokenKey: tokenKey)
         } catch {
             for reader in readers { try? await reader.close() }
             try? await writer.close()
@@ -106,6 +104,20 @@ public final class SQLiteStore: ChatterStore {
                 throw error
             }
         }
+    }
+
+    /// Made on the first start after migration 4: a new key, and for sessions already stored (issued
+    /// untagged by an older chatterd) the time the last of them expires.
+    static func tokenKey(_ db: SQLiteConnection) async throws -> SessionTokenKey {
+        _ = try await db.query(
+            """
+            INSERT INTO session_token_key (id, key, untagged_until)
+            SELECT 1, ?, coalesce((SELECT max(absolute_expires_at) FROM sessions), 0) WHERE NOT EXISTS (SELECT 1 FROM session_token_key)
+            """, [.bytes(SessionTokenKey.newKey())])
+        guard let row = try await db.query("SELECT key, untagged_until FROM session_token_key").first,
+            let key = row.column("key")?.blob
+        else { throw StoreError.corruptRow("no session token key") }
+        return SessionTokenKey(key: Array(key.readableBytesView), untaggedUntil: try row.date("untagged_until"))
     }
 
     public func close() async throws {

@@ -130,7 +130,7 @@ import Testing
             configure: { $0.appleClientIDs = ["de.lunaone.sign-in-with-apple-example"] }
         ) { h async throws in
             let user = try await h.store.signIn(IdentityKey(issuer: "https://appleid.apple.com", subject: subject), "Apple User")
-            let token = SessionToken.generate()
+            let token = SessionToken.generate(signedWith: h.store.tokenKey)
             try await h.store.createSession(NewSession(
                 userID: user.id, method: "apple", accessHash: token.hash, accessExpiresAt: clock.now.addingTimeInterval(900), refreshHash: nil,
                 createdAt: clock.now, absoluteExpiresAt: clock.now.addingTimeInterval(3600), client: ClientInfo()))
@@ -142,7 +142,7 @@ import Testing
             #expect(try await h.store.auditEvents(userID: user.id).contains { $0.event == "apple_consent_revoked" })
 
             // The user signs in again; the same notification, delivered again or replayed, ends nothing.
-            let again = SessionToken.generate()
+            let again = SessionToken.generate(signedWith: h.store.tokenKey)
             try await h.store.createSession(NewSession(
                 userID: user.id, method: "apple", accessHash: again.hash, accessExpiresAt: clock.now.addingTimeInterval(900), refreshHash: nil,
                 createdAt: clock.now, absoluteExpiresAt: clock.now.addingTimeInterval(3600), client: ClientInfo()))

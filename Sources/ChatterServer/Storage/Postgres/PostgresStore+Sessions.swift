@@ -15,22 +15,29 @@ extension PostgresStore {
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
         try await sessionCache.session(
             accessHash, at: now,
-            read: { hash in
-                guard let row = try await rows(
-                    """
-                    SELECT s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable, s.last_used_at,
-                        \(unescaped: Self.userColumns)
-                    FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.access_hash = \(hash.bytea)
-                    """
-                ).first else { return nil }
-                return SessionCache.Entry(
-                    session: AuthenticatedSession(
-                        sessionID: try row.value("session_id"), user: try User(row: row), method: try row.value("method"),
-                        accessExpiresAt: try row.value("access_expires_at")),
-                    refreshable: try row.value("refreshable"), lastUsedAt: try row.value("last_used_at"))
-            },
+            read: { hash in try await sessionsByAccessHash.value(for: hash) },
             delete: { id in try await rows("DELETE FROM sessions WHERE id = \(id)", keepsSessionCache: false) },
             touch: { id, now in try await rows("UPDATE sessions SET last_used_at = \(now) WHERE id = \(id)") })
+    }
+
+    /// Concurrent lookups share one query (see `BatchingLookup`).
+    static func sessionEntries(_ client: PostgresClient, logger: Logger, accessHashes: [[UInt8]]) async throws -> [[UInt8]: SessionCache.Entry] {
+        let rows = try await client.query(
+            """
+            SELECT s.access_hash, s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable, s.last_used_at,
+                \(unescaped: userColumns)
+            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.access_hash = ANY(\(accessHashes.map(\.bytea)))
+            """, logger: logger
+        ).collect()
+        var found: [[UInt8]: SessionCache.Entry] = [:]
+        for row in rows.map({ $0.makeRandomAccess() }) {
+            found[try row.bytes("access_hash")] = SessionCache.Entry(
+                session: AuthenticatedSession(
+                    sessionID: try row.value("session_id"), user: try User(row: row), method: try row.value("method"),
+                    accessExpiresAt: try row.value("access_expires_at")),
+                refreshable: try row.value("refreshable"), lastUsedAt: try row.value("last_used_at"))
+        }
+        return found
     }
 
     /// One statement, so one round trip: the row lock makes a second rotation of the same token wait and

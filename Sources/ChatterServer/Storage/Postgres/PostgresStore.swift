@@ -19,6 +19,7 @@ public final class PostgresStore: ChatterStore {
     let logger: Logger
     let sessionCache = SessionCache(maximumAge: PostgresStore.sessionCacheAge)
     let chattInserts: BatchingQueue<Chatt>
+    let sessionsByAccessHash: BatchingLookup<[UInt8], SessionCache.Entry>
     public let location: String
     public let tokenKey: SessionTokenKey
 
@@ -30,6 +31,10 @@ public final class PostgresStore: ChatterStore {
         self.location = location
         self.logger = logger
         chattInserts = BatchingQueue(maximumBatch: 200) { chatts in try await Self.insertChatts(chatts, into: client, logger: logger) }
+        // A few fetches at once: the pool has more connections, and one slow round trip should not hold up the rest.
+        sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: 4) { hashes in
+            try await Self.sessionEntries(client, logger: logger, accessHashes: hashes)
+        }
     }
 
     /// Brings the schema up to date over a connection of its own (several instances starting at once

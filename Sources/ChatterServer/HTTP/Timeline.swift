@@ -15,16 +15,17 @@ final class Timeline: Sendable {
     private let course: SingleFlightCache
     private let newestPage: SingleFlightCache
     private let lastStamp = Mutex<TimelineStamp?>(nil)
-    /// Concurrent answers share one stamp read: each waits for a read that began after it arrived (so it
-    /// sees every write committed before it), and a busy server reads the stamp once per round trip, not
-    /// once per request.
+    /// Concurrent answers share stamp reads: each waits for a read that began after it arrived (so it sees
+    /// every write committed before it). Two reads may overlap, so an answer waits at most one round trip
+    /// (not the rest of the running read and then a whole one), and a busy server still reads the stamp
+    /// about twice per round trip, not once per request.
     private let stamps: BatchingLookup<Int, TimelineStamp>
     /// Set once the store says it keeps no stamp (it is the database's only writer).
     private let stampless = Atomic(false)
 
     init(store: any ChattRepository) {
         self.store = store
-        stamps = BatchingLookup(maximumBatch: .max, maximumFetchers: 1) { _ in
+        stamps = BatchingLookup(maximumBatch: .max, maximumFetchers: 2) { _ in
             try await store.timelineStamp().map { [0: $0] } ?? [:]
         }
         course = SingleFlightCache {

@@ -52,9 +52,9 @@ final class SessionCache: Sendable {
         }
     }
 
-    /// Keeps `entry` unless something was written since `generation` was read.
-    func insert(_ entry: Entry, for hash: [UInt8], readAt generation: Int) {
-        let now = ContinuousClock.now
+    /// Keeps `entry` unless something was written since `generation` was read. `readAt` is when the read
+    /// began: an entry's age counts from then, so a slow lookup does not stretch `maximumAge`.
+    func insert(_ entry: Entry, for hash: [UInt8], generation: Int, readAt now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             guard state.generation == generation else { return }
             // Full: drop an arbitrary entry (hash order is effectively random); it will be read again.
@@ -85,9 +85,9 @@ final class SessionCache: Sendable {
         if let hit = self[accessHash] {
             found = hit
         } else {
-            let generation = self.generation
+            let generation = self.generation, started = ContinuousClock.now
             guard let entry = try await read(accessHash) else { return .unknown }
-            insert(entry, for: accessHash, readAt: generation)
+            insert(entry, for: accessHash, generation: generation, readAt: started)
             found = entry
         }
         guard now < found.session.accessExpiresAt else {

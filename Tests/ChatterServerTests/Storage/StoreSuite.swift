@@ -450,6 +450,28 @@ extension ChatterStore {
     }
 
     /// Whatever a backend remembers between lookups, a change must show in the very next one.
+    /// Posts made at once are written in batches; a post whose author is gone fails alone, as `userGone`.
+    @Test(arguments: StoreBackend.available)
+    func aPostByADeletedAuthorFailsAloneInItsBatch(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let ghost = UUID()
+            let outcomes = await withTaskGroup(of: (Bool, (any Error)?).self) { group in
+                for i in 0..<100 {
+                    let bad = i == 50
+                    let chatt = Chatt(name: "Ada", message: "post \(i)", time: now, userID: bad ? ghost : user.id)
+                    group.addTask {
+                        do { try await store.addChatt(chatt); return (bad, nil) } catch { return (bad, error) }
+                    }
+                }
+                return await group.reduce(into: [(Bool, (any Error)?)]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0.0 }.allSatisfy { ($0.1 as? StoreError) == .userGone }, "the ghost's post was not refused as userGone")
+            #expect(outcomes.filter { !$0.0 }.allSatisfy { $0.1 == nil }, "a good post failed with the bad one")
+            #expect(try await store.chattCount() == 99)
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func everyChangeShowsInTheNextLookupAfterARecentOne(backend: StoreBackend) async throws {
         try await backend.withStore { store in

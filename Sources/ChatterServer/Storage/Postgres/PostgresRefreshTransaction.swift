@@ -29,7 +29,7 @@ struct PostgresRefreshTransaction: RefreshTransaction {
     }
 
     func user(id: UUID) async throws -> User? {
-        try await db.rows("SELECT \(unescaped: PostgresStore.userColumns) FROM users u WHERE u.id = \(id)", logger: logger).first.map(User.init(row:))
+        try await db.rows(PostgresStore.user(id: id), logger: logger).first.map(User.init(row:))
     }
 
     func deleteSession(id: UUID) async throws {

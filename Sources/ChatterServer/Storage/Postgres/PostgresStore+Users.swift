@@ -29,8 +29,12 @@ extension PostgresStore {
         }
     }
 
+    static func user(id: UUID) -> PostgresQuery {
+        "SELECT \(unescaped: userColumns) FROM users u WHERE u.id = \(id)"
+    }
+
     public func user(id: UUID) async throws -> User? {
-        try await rows("SELECT \(unescaped: Self.userColumns) FROM users u WHERE u.id = \(id)").first.map(User.init(row:))
+        try await rows(Self.user(id: id)).first.map(User.init(row:))
     }
 
     public func accountSummary(userID: UUID) async throws -> AccountSummary {

@@ -82,10 +82,6 @@ extension SQLiteStore {
         return value
     }
 
-    static func user(_ db: SQLiteConnection, id: UUID) async throws -> User? {
-        try await db.query("SELECT \(userColumns) FROM users u WHERE u.id = ?", [.uuid(id)]).first.map(User.init(row:))
-    }
-
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
         try await reader.query(
             "SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = ? ORDER BY created_at",

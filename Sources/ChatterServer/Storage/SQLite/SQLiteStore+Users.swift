@@ -5,13 +5,13 @@ import SQLiteNIO
 extension SQLiteStore {
     static let userColumns = "u.id, u.display_name, u.given_name, u.family_name, u.middle_name, u.nickname, u.name_prefix, u.name_suffix"
 
-    static let linkedIdentityQuery = """
-        SELECT \(userColumns), i.issuer, i.subject, i.email, i.email_verified FROM identities i JOIN users u ON u.id = i.user_id
-        WHERE i.issuer = ? AND i.subject = ?
-        """
-
     static func linkedIdentity(_ db: SQLiteConnection, _ key: IdentityKey) async throws -> LinkedIdentity? {
-        try await db.query(linkedIdentityQuery, [.text(key.issuer), .text(key.subject)]).first.map { row in
+        try await db.query(
+            """
+            SELECT \(userColumns), i.issuer, i.subject, i.email, i.email_verified FROM identities i JOIN users u ON u.id = i.user_id
+            WHERE i.issuer = ? AND i.subject = ?
+            """, [.text(key.issuer), .text(key.subject)]
+        ).first.map { row in
             LinkedIdentity(user: try User(row: row), identity: try Identity(row: row))
         }
     }
@@ -24,8 +24,12 @@ extension SQLiteStore {
         try await transaction { db in try await body(SQLiteAccountTransaction(db: db)) }
     }
 
+    static func user(_ db: SQLiteConnection, id: UUID) async throws -> User? {
+        try await db.query("SELECT \(userColumns) FROM users u WHERE u.id = ?", [.uuid(id)]).first.map(User.init(row:))
+    }
+
     public func user(id: UUID) async throws -> User? {
-        try await reader.query("SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", [.uuid(id)]).first.map(User.init(row:))
+        try await Self.user(reader, id: id)
     }
 
     public func accountSummary(userID: UUID) async throws -> AccountSummary {

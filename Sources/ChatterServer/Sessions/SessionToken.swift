@@ -64,9 +64,12 @@ public struct SessionTokenKey: Sendable {
     }
 
     func isTagged(_ presented: String) -> Bool {
+        // Only the encoding chatterd issues: the 43rd character also carries two unused bits, and a token
+        // spelled with them set is not the token that was issued (its hash finds nothing).
         guard presented.utf8.count == 43,
             let bytes = try? Base64.decode(string: presented, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
-            bytes.count == Self.randomBytes + Self.tagBytes
+            bytes.count == Self.randomBytes + Self.tagBytes,
+            Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter]) == presented
         else { return false }
         let expected = tag(Array(bytes.prefix(Self.randomBytes)))
         // Compared in constant time, so response timing says nothing about how much of a tag was right.

@@ -56,8 +56,9 @@ public struct ChatterServices: Sendable {
     }
 
     /// The user as the native API shows them.
-    public func profile(_ user: User) async throws -> UserProfile {
-        let account = try await store.accountSummary(userID: user.id)
+    /// `account`: the user's account when the caller has read it already.
+    public func profile(_ user: User, account known: AccountSummary? = nil) async throws -> UserProfile {
+        let account = if let known { known } else { try await store.accountSummary(userID: user.id) }
         let identities = account.identities
         var methods = identities.map { identity -> String in
             switch identity.key.issuer {

@@ -7,11 +7,7 @@ extension SessionRepository {
     /// retired by the latest rotation, presented again within the grace window, replays that rotation's
     /// answer once; any other retired token is reuse, and its whole session ends.
     public func rotate(_ r: Rotation) async throws -> RotationOutcome {
-        if let rotated = try await rotateLive(r) {
-            return .rotated(
-                sessionID: rotated.sessionID, user: rotated.user, accessExpiresAt: rotated.accessExpiresAt,
-                absoluteExpiresAt: rotated.absoluteExpiresAt)
-        }
+        if let rotated = try await rotateLive(r) { return .rotated(rotated) }
         return try await refreshTransaction { sessions in
             if let current = try await sessions.session(refreshHash: r.presentedHash) {
                 try await sessions.deleteSession(id: current.id)

@@ -10,14 +10,13 @@ public struct SessionToken: Sendable {
     public let secret: String
 
     public static func generate() -> SessionToken {
-        // swift-crypto fills the key from the system CSPRNG (getrandom(2) on Linux) in one call.
-        SessionToken(bytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+        SessionToken(bytes: SecureRandom.bytes(32))
     }
 
     /// A session's access or refresh token: one `key` can tell from a token chatterd never issued without
     /// asking the database.
     public static func generate(signedWith key: SessionTokenKey) -> SessionToken {
-        let random = SymmetricKey(size: .bits192).withUnsafeBytes { Array($0) }
+        let random = SecureRandom.bytes(SessionTokenKey.randomBytes)
         return SessionToken(bytes: random + key.tag(random))
     }
 
@@ -39,22 +38,25 @@ public struct SessionToken: Sendable {
 public struct SessionTokenKey: Sendable {
     static let randomBytes = 24, tagBytes = 8
 
-    private let key: SymmetricKey
+    /// HMAC-SHA256 keyed once: each tag copies it rather than deriving the key's pads again.
+    private let keyed: HMAC<SHA256>
     /// Sessions issued before tokens were tagged (by an older chatterd on this database) may be live until
     /// then, so until then an untagged token is still looked up. A database that always tagged has 0.
     public let untaggedUntil: Date
 
     public init(key: [UInt8], untaggedUntil: Date) {
-        self.key = SymmetricKey(data: key)
+        self.keyed = HMAC<SHA256>(key: SymmetricKey(data: key))
         self.untaggedUntil = untaggedUntil
     }
 
     static func newKey() -> [UInt8] {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        SecureRandom.bytes(32)
     }
 
     func tag(_ random: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: random, using: key).prefix(Self.tagBytes))
+        var mac = keyed
+        mac.update(data: random)
+        return Array(mac.finalize().prefix(Self.tagBytes))
     }
 
     /// Whether `presented` could be a live token of this database: tagged under this key, or untagged

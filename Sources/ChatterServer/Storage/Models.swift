@@ -105,7 +105,8 @@ public struct NewSession: Sendable {
 }
 
 /// A refresh token's rotation, computed by the session service and applied atomically by the store.
-public struct Rotation: Sendable {
+/// Hashable so that concurrent rotations can be applied together (see `BatchingLookup`).
+public struct Rotation: Sendable, Hashable {
     public var presentedHash: [UInt8]
     public var newAccessHash: [UInt8]
     public var newRefreshHash: [UInt8]
@@ -119,10 +120,12 @@ public struct Rotation: Sendable {
     public var now: Date
 }
 
-/// A session as a rotation left it.
+/// A session as a rotation left it, with what the refresh answer shows of its account (read by the
+/// same database step, so a refresh costs one).
 public struct RotatedSession: Sendable, Equatable {
     public var sessionID: UUID
     public var user: User
+    public var account: AccountSummary
     public var accessExpiresAt: Date
     public var absoluteExpiresAt: Date
 }
@@ -140,7 +143,7 @@ public struct RetiredRefreshToken: Sendable, Equatable {
 }
 
 public enum RotationOutcome: Sendable, Equatable {
-    case rotated(sessionID: UUID, user: User, accessExpiresAt: Date, absoluteExpiresAt: Date)
+    case rotated(RotatedSession)
     /// The presented token was rotated moments ago: answer with the pair sealed in `retryBox`.
     case retry(sessionID: UUID, user: User, retryBox: [UInt8], accessExpiresAt: Date, absoluteExpiresAt: Date)
     /// A retired token came back outside the grace window: the whole session has been revoked.

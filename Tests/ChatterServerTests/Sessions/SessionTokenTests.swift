@@ -43,7 +43,7 @@ import Testing
                 return
             }
             #expect(try await sessions.authenticate(access.secret) == .unknown)
-            guard case .invalid = try await sessions.refresh(refresh.secret, profile: { _ in throw CancellationError() }) else {
+            guard case .invalid = try await sessions.refresh(refresh.secret, profile: { _, _ in throw CancellationError() }) else {
                 Issue.record("an untagged refresh token was accepted")
                 return
             }
@@ -106,5 +106,21 @@ import Testing
             #expect(fresh.tokenKey.untaggedUntil == Date(timeIntervalSince1970: 0))
             try await fresh.close()
         }
+    }
+}
+
+/// A rotation's answer is kept sealed for the grace retry: only the token that was presented opens it.
+@Suite struct RetryPairTests {
+    @Test func onlyThePresentedTokenOpensTheSealedPair() throws {
+        let presented = SessionToken.generate().secret, other = SessionToken.generate().secret
+        let pair = RetryPair(accessToken: SessionToken.generate().secret, refreshToken: SessionToken.generate().secret)
+        let box = try RetryPair.seal(pair, with: presented)
+        #expect(RetryPair.open(box, with: presented) == pair)
+        #expect(RetryPair.open(box, with: other) == nil)
+        var tampered = box
+        tampered[tampered.count / 2] ^= 1
+        #expect(RetryPair.open(tampered, with: presented) == nil)
+        #expect(RetryPair.open(Array(box.prefix(20)), with: presented) == nil)
+        #expect(try RetryPair.seal(pair, with: presented) != box, "each seal takes a fresh nonce")
     }
 }

@@ -116,11 +116,11 @@ import Testing
                     presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
                     accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(offset))
             }
-            guard case .rotated(let id, _, _, _) = try await store.rotate(rotation(at: 1)) else {
+            guard case .rotated(let rotated) = try await store.rotate(rotation(at: 1)) else {
                 Issue.record("the old session did not rotate")
                 return
             }
-            #expect(id == sessionID)
+            #expect(rotated.sessionID == sessionID)
             #expect(try await store.rotate(rotation(at: 60)) == .reused(sessionID: sessionID, userID: userID))
             #expect(try await store.sessionCount() == 0)
             try await store.close()

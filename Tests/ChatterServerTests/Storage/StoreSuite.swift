@@ -191,8 +191,10 @@ extension ChatterStore {
             try await store.createSession(new)
 
             let (r1, access1, second) = rotation(first, at: 10)
-            guard case .rotated(let id, let rotatedUser, _, _) = try await store.rotate(r1) else { Issue.record("not rotated"); return }
-            #expect(id == new.id && rotatedUser == user)
+            guard case .rotated(let rotated) = try await store.rotate(r1) else { Issue.record("not rotated"); return }
+            #expect(rotated.sessionID == new.id && rotated.user == user)
+            // The rotation reads what the answer shows of the account: the identity ada signed in with.
+            #expect(rotated.account.identities.map(\.key) == [ada] && !rotated.account.hasPassword)
             #expect(try await store.session(accessHash: oldAccess.hash, at: now.addingTimeInterval(11)) == .unknown)
             guard case .valid = try await store.session(accessHash: access1.hash, at: now.addingTimeInterval(11)) else { Issue.record("new access token unknown"); return }
 
@@ -202,6 +204,57 @@ extension ChatterStore {
             #expect(try await store.rotate(rotation(first, at: 41).0) == .reused(sessionID: new.id, userID: user.id))
             #expect(try await store.sessionCount() == 0)
             #expect(try await store.rotate(rotation(second, at: 42).0) == .unknown, "the family is gone, current token included")
+        }
+    }
+
+    /// Rotations arriving together are applied together: each still gets its own session, user and account,
+    /// and a token presented twice in the same burst rotates once.
+    @Test(arguments: StoreBackend.available)
+    func concurrentRotationsEachRotateTheirOwnSession(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            var started: [(user: User, session: NewSession, refresh: SessionToken)] = []
+            for index in 0..<40 {
+                let user = try await store.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "batch-\(index)"), "User \(index)")
+                let (new, _, refresh) = session(for: user)
+                try await store.createSession(new)
+                started.append((user, new, refresh))
+            }
+            let twice = started[0].refresh
+            let outcomes = try await withThrowingTaskGroup(of: (Int, RotationOutcome, SessionToken).self) { group in
+                for (index, s) in started.enumerated() {
+                    group.addTask {
+                        let (r, access, _) = rotation(s.refresh, at: 5)
+                        return (index, try await store.rotate(r), access)
+                    }
+                }
+                group.addTask {
+                    let (r, access, _) = rotation(twice, at: 5)
+                    return (-1, try await store.rotate(r), access)
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            var rotatedSessions: Set<UUID> = []
+            for (index, outcome, access) in outcomes {
+                guard case .rotated(let rotated) = outcome else {
+                    // Only the second presentation of `twice` may lose, and it is then its rotation's retry.
+                    guard case .retry(let id, _, _, _, _) = outcome, index == -1 || index == 0 else {
+                        Issue.record("rotation \(index): \(outcome)")
+                        continue
+                    }
+                    #expect(id == started[0].session.id)
+                    continue
+                }
+                let expected = index == -1 ? started[0] : started[index]
+                #expect(rotated.sessionID == expected.session.id && rotated.user == expected.user)
+                #expect(rotated.account.identities.map(\.key.subject) == [expected.user.id == started[0].user.id ? "batch-0" : "batch-\(index)"])
+                #expect(rotatedSessions.insert(rotated.sessionID).inserted, "a session rotated twice")
+                guard case .valid = try await store.session(accessHash: access.hash, at: now.addingTimeInterval(6)) else {
+                    Issue.record("rotation \(index): its new access token is unknown")
+                    continue
+                }
+            }
+            #expect(rotatedSessions.count == 40)
+            #expect(try await store.sessionCount() == 40)
         }
     }
 

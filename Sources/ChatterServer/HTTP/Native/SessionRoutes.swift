@@ -18,7 +18,7 @@ struct SessionRoutes {
 
     func refresh(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(RefreshRequest.self, context: context)
-        switch try await services.sessions.refresh(body.refreshToken, profile: { try await services.profile($0) }) {
+        switch try await services.sessions.refresh(body.refreshToken, profile: { try await services.profile($0, account: $1) }) {
         case .refreshed(let response):
             return JSONResponse.make(response)
         case .reused(let userID):

@@ -40,29 +40,68 @@ extension PostgresStore {
         return found
     }
 
-    /// One statement, so one round trip: the row lock makes a second rotation of the same token wait and
-    /// then find it retired.
+    /// Rotations arriving together are applied together (see `rotate(_:on:logger:)`).
     public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
-        let rotated = try await rows(
-            """
-            WITH rotated AS (
-                UPDATE sessions SET access_hash = \(r.newAccessHash.bytea),
-                    access_expires_at = LEAST(\(r.now.addingTimeInterval(r.accessLifetime)), absolute_expires_at),
-                    refresh_hash = \(r.newRefreshHash.bytea), last_used_at = \(r.now), rotated_at = \(r.now), retry_box = \(r.retryBox.bytea)
-                WHERE refresh_hash = \(r.presentedHash.bytea) AND absolute_expires_at > \(r.now)
-                    AND last_used_at > \(r.now.addingTimeInterval(-r.idleLifetime))
-                RETURNING id, user_id, access_expires_at, absolute_expires_at
-            ), retired AS (
-                INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT \(r.presentedHash.bytea), id, \(r.now) FROM rotated
-            )
-            SELECT r.id AS session_id, r.access_expires_at, r.absolute_expires_at, \(unescaped: Self.userColumns)
-            FROM rotated r JOIN users u ON u.id = r.user_id
-            """, keepsSessionCache: false)
-        return try rotated.first.map { row in
-            RotatedSession(
-                sessionID: try row.value("session_id"), user: try User(row: row), accessExpiresAt: try row.value("access_expires_at"),
-                absoluteExpiresAt: try row.value("absolute_expires_at"))
+        try await rotations.value(for: r)
+    }
+
+    /// One statement, so one round trip and one commit, for a batch of rotations: it rotates each live
+    /// token, retires it, and reads the sessions' users and accounts. The row lock makes a second rotation
+    /// of the same token wait and then find it retired; of two in one batch one wins, which the session's
+    /// new refresh hash tells.
+    static func rotate(_ batch: [Rotation], on client: PostgresClient, logger: Logger) async throws -> [Rotation: RotatedSession] {
+        var binds = PostgresBindings(capacity: 7)
+        binds.append(batch.map(\.presentedHash.bytea))
+        binds.append(batch.map(\.newAccessHash.bytea))
+        binds.append(batch.map(\.newRefreshHash.bytea))
+        binds.append(batch.map { $0.now.addingTimeInterval($0.accessLifetime) })
+        binds.append(batch.map(\.now))
+        binds.append(batch.map { $0.now.addingTimeInterval(-$0.idleLifetime) })
+        binds.append(batch.map(\.retryBox.bytea))
+        let query = PostgresQuery(unsafeSQL: rotateSQL, binds: binds)
+        var attempt = 1
+        while true {
+            do {
+                let rows = try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+                return try rotatedSessions(rows, batch)
+            } catch let error as PSQLError where error.sqlState == PSQLError.deadlock && attempt < 3 {
+                // Two batches locking the same sessions in opposite orders (one token presented twice at once).
+                attempt += 1
+            }
         }
+    }
+
+    private static let rotateSQL = """
+        WITH v AS (
+            SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::bytea[])
+                AS v(presented, access_hash, refresh_hash, access_expires_at, at_time, idle_cutoff, retry_box)
+        ), rotated AS (
+            UPDATE sessions s SET access_hash = v.access_hash, access_expires_at = LEAST(v.access_expires_at, s.absolute_expires_at),
+                refresh_hash = v.refresh_hash, last_used_at = v.at_time, rotated_at = v.at_time, retry_box = v.retry_box
+            FROM v WHERE s.refresh_hash = v.presented AND s.absolute_expires_at > v.at_time AND s.last_used_at > v.idle_cutoff
+            RETURNING s.id, s.user_id, s.refresh_hash, s.access_expires_at, s.absolute_expires_at, v.presented, v.at_time
+        ), retired AS (
+            INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT presented, id, at_time FROM rotated
+        )
+        SELECT r.id AS session_id, r.refresh_hash, r.access_expires_at, r.absolute_expires_at, \(userColumns),
+            EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = r.user_id) AS has_password, i.issuer, i.subject, i.email, i.email_verified
+        FROM rotated r JOIN users u ON u.id = r.user_id LEFT JOIN identities i ON i.user_id = r.user_id
+        ORDER BY r.id, i.created_at
+        """
+
+    /// The statement's rows (a session's row once per identity, oldest first) as the batch's answers.
+    private static func rotatedSessions(_ rows: [PostgresRandomAccessRow], _ batch: [Rotation]) throws -> [Rotation: RotatedSession] {
+        let byNewRefreshHash = Dictionary(batch.map { ($0.newRefreshHash, $0) }, uniquingKeysWith: { first, _ in first })
+        var rotated: [Rotation: RotatedSession] = [:]
+        for row in rows {
+            guard let rotation = byNewRefreshHash[try row.bytes("refresh_hash")] else { continue }
+            var session = try rotated[rotation] ?? RotatedSession(
+                sessionID: row.value("session_id"), user: User(row: row), account: AccountSummary(identities: [], hasPassword: row.value("has_password")),
+                accessExpiresAt: row.value("access_expires_at"), absoluteExpiresAt: row.value("absolute_expires_at"))
+            if try row.value("issuer", as: String?.self) != nil { session.account.identities.append(try Identity(row: row)) }
+            rotated[rotation] = session
+        }
+        return rotated
     }
 
     public func refreshTransaction<T: Sendable>(_ body: @Sendable (any RefreshTransaction) async throws -> T) async throws -> T {

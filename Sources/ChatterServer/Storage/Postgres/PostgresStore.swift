@@ -17,9 +17,11 @@ public final class PostgresStore: ChatterStore {
 
     let client: PostgresClient
     let logger: Logger
-    let sessionCache = SessionCache(maximumAge: PostgresStore.sessionCacheAge)
+    let sessionCache: SessionCache
     let chattInserts: BatchingQueue<Chatt>
     let sessionsByAccessHash: BatchingLookup<[UInt8], SessionCache.Entry>
+    /// Refreshes arriving together rotate in one statement and one commit.
+    let rotations: BatchingLookup<Rotation, RotatedSession>
     public let location: String
     public let tokenKey: SessionTokenKey
 
@@ -34,6 +36,13 @@ public final class PostgresStore: ChatterStore {
         // A few fetches at once: the pool has more connections, and one slow round trip should not hold up the rest.
         sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: 4) { hashes in
             try await Self.sessionEntries(client, logger: logger, accessHashes: hashes)
+        }
+        let sessionCache = SessionCache(maximumAge: PostgresStore.sessionCacheAge)
+        self.sessionCache = sessionCache
+        // Two at once: one batch travels while the other commits.
+        rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
+            defer { sessionCache.invalidateAll() }
+            return try await Self.rotate(batch, on: client, logger: logger)
         }
     }
 
@@ -152,5 +161,5 @@ extension [UInt8] {
 
 extension PSQLError {
     var sqlState: String? { serverInfo?[.sqlState] }
-    static let uniqueViolation = "23505", foreignKeyViolation = "23503"
+    static let uniqueViolation = "23505", foreignKeyViolation = "23503", deadlock = "40P01"
 }

@@ -51,22 +51,43 @@ extension SQLiteStore {
         return found
     }
 
-    /// One statement; the trigger `retire_refresh_token` (migration 3) keeps the token it replaces.
+    /// Rotations arriving together are applied together (see `rotate(_:on:lock:accounts:)`).
     public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
-        let row = try await write(
-            """
-            UPDATE sessions SET access_hash = ?, access_expires_at = min(?, absolute_expires_at), refresh_hash = ?, last_used_at = ?,
-                rotated_at = ?, retry_box = ?
-            WHERE refresh_hash = ? AND absolute_expires_at > ? AND last_used_at > ?
-            RETURNING id AS session_id, access_expires_at, absolute_expires_at, \(Self.returningUser)
-            """,
-            [.bytes(r.newAccessHash), .time(r.now.addingTimeInterval(r.accessLifetime)), .bytes(r.newRefreshHash), .time(r.now),
-             .time(r.now), .bytes(r.retryBox), .bytes(r.presentedHash), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime))]
-        ).first
-        guard let row else { return nil }
-        return RotatedSession(
-            sessionID: try row.uuid("session_id"), user: try User(row: row), accessExpiresAt: try row.date("access_expires_at"),
-            absoluteExpiresAt: try row.date("absolute_expires_at"))
+        try await rotations.value(for: r)
+    }
+
+    /// One statement for a batch of rotations, on the writer: the trigger `retire_refresh_token` (migration
+    /// 3) keeps each token it replaces. Then one read of the rotated sessions' accounts. Of two rotations
+    /// of one token in a batch one wins, which the session's new refresh hash tells.
+    static func rotate(_ batch: [Rotation], on writer: SQLiteConnection, lock: AsyncMutex, accounts reader: @Sendable () -> SQLiteConnection)
+        async throws -> [Rotation: RotatedSession]
+    {
+        let rows = try await lock.withLock {
+            try await writer.query(
+                """
+                UPDATE sessions SET access_hash = v.column2, access_expires_at = min(v.column4, absolute_expires_at), refresh_hash = v.column3,
+                    last_used_at = v.column5, rotated_at = v.column5, retry_box = v.column7
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
+                WHERE sessions.refresh_hash = v.column1 AND sessions.absolute_expires_at > v.column5 AND sessions.last_used_at > v.column6
+                RETURNING id AS session_id, refresh_hash, access_expires_at, absolute_expires_at, \(returningUser)
+                """,
+                batch.flatMap { r in
+                    [.bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash), .time(r.now.addingTimeInterval(r.accessLifetime)),
+                     .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime)), .bytes(r.retryBox)] as [SQLiteData]
+                })
+        }
+        guard !rows.isEmpty else { return [:] }
+        let users = try rows.map { try User(row: $0) }
+        let accounts = try await accountSummaries(reader(), userIDs: users.map(\.id))
+        let byNewRefreshHash = Dictionary(batch.map { ($0.newRefreshHash, $0) }, uniquingKeysWith: { first, _ in first })
+        var rotated: [Rotation: RotatedSession] = [:]
+        for (row, user) in zip(rows, users) {
+            guard let hash = row.column("refresh_hash")?.blob, let rotation = byNewRefreshHash[Array(hash.readableBytesView)] else { continue }
+            rotated[rotation] = RotatedSession(
+                sessionID: try row.uuid("session_id"), user: user, account: accounts[user.id] ?? AccountSummary(identities: [], hasPassword: false),
+                accessExpiresAt: try row.date("access_expires_at"), absoluteExpiresAt: try row.date("absolute_expires_at"))
+        }
+        return rotated
     }
 
     /// The session's user in a `RETURNING` clause, which can name only the updated table: one subquery per column.

@@ -33,15 +33,27 @@ extension SQLiteStore {
     }
 
     public func accountSummary(userID: UUID) async throws -> AccountSummary {
-        let rows = try await reader.query(
+        try await Self.accountSummaries(reader, userIDs: [userID])[userID] ?? AccountSummary(identities: [], hasPassword: false)
+    }
+
+    /// The accounts of `userIDs` that exist, in one read.
+    static func accountSummaries(_ db: SQLiteConnection, userIDs: [UUID]) async throws -> [UUID: AccountSummary] {
+        let ids = Array(Set(userIDs))
+        let rows = try await db.query(
             """
-            SELECT p.has_password, i.issuer, i.subject, i.email, i.email_verified
-            FROM (SELECT EXISTS (SELECT 1 FROM passwords WHERE user_id = ?1) AS has_password) p
-            LEFT JOIN identities i ON i.user_id = ?1 ORDER BY i.created_at
-            """, [.uuid(userID)])
-        return AccountSummary(
-            identities: try rows.filter { $0.column("issuer")?.string != nil }.map(Identity.init(row:)),
-            hasPassword: rows.first?.column("has_password")?.bool ?? false)
+            SELECT u.id AS user_id, EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = u.id) AS has_password,
+                i.issuer, i.subject, i.email, i.email_verified
+            FROM users u LEFT JOIN identities i ON i.user_id = u.id
+            WHERE u.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", "))) ORDER BY i.created_at
+            """, ids.map(SQLiteData.uuid))
+        var accounts: [UUID: AccountSummary] = [:]
+        for row in rows {
+            let id = try row.uuid("user_id")
+            var account = accounts[id] ?? AccountSummary(identities: [], hasPassword: row.column("has_password")?.bool == true)
+            if row.column("issuer")?.string != nil { account.identities.append(try Identity(row: row)) }
+            accounts[id] = account
+        }
+        return accounts
     }
 
     public func deleteIdentity(_ key: IdentityKey) async throws -> UUID? {

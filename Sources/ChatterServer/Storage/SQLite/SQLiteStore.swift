@@ -19,8 +19,10 @@ public final class SQLiteStore: ChatterStore {
     let auditInserts: BatchedInsert<AuditEvent>
     /// Every authenticated request looks its session up: recent ones are in the cache (sound because this
     /// process is the file's only writer), and concurrent lookups share one query.
-    let sessionCache = SessionCache()
+    let sessionCache: SessionCache
     let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
+    /// Refreshes arrive in bursts too: their rotations are applied many to a statement.
+    let rotations: BatchingLookup<Rotation, RotatedSession>
     let checkpointer: SQLiteCheckpointer
     /// See `durable(_:)`.
     let walSync: WALSync
@@ -46,6 +48,13 @@ public final class SQLiteStore: ChatterStore {
         self.sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { hashes in
             try await Self.sessions(readers.next, accessHashes: hashes)
         }
+        let sessionCache = SessionCache()
+        self.sessionCache = sessionCache
+        // 7 binds a rotation, within SQLite's 32,766; one writer, so one batch at a time.
+        self.rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
+            defer { sessionCache.invalidateAll() }
+            return try await Self.rotate(batch, on: writer, lock: writeLock, accounts: { readers.next })
+        }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
@@ -63,8 +72,11 @@ public final class SQLiteStore: ChatterStore {
             // end sessions or change credentials, which `durable` fsyncs.
             _ = try await writer.query("PRAGMA journal_mode = WAL")
             // The WAL is checkpointed in the background, never inside a commit (see `SQLiteCheckpointer`).
+            // The writer is the only connection whose page cache survives other connections' commits, and
+            // every write searches the session indexes: it gets 8 MiB of cache rather than 2.
             for pragma in [
                 "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000", "PRAGMA wal_autocheckpoint = 0",
+                "PRAGMA cache_size = -8192",
             ] {
                 _ = try await writer.query(pragma)
             }

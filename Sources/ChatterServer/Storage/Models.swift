@@ -195,8 +195,9 @@ public struct Chatt: Sendable, Equatable {
     public var time: Date
     public var userID: UUID?
 
-    public init(id: UUID = UUID(), name: String, message: String, time: Date, userID: UUID?) {
-        self.id = id
+    /// `id`: by default a time-ordered UUID (see `UUID.timeOrdered(at:)`).
+    public init(id: UUID? = nil, name: String, message: String, time: Date, userID: UUID?) {
+        self.id = id ?? .timeOrdered(at: time)
         self.name = name
         self.message = message
         self.time = time

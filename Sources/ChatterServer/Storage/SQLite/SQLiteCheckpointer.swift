@@ -13,9 +13,11 @@ import SQLiteNIO
 /// the WAL, so the WAL never starts over and grows without end (1.8 GB in 90 s of the soak). So once
 /// the WAL holds `restartFrames`, the checkpointer takes chatterd's own write lock — no commit can then
 /// run, and SQLite's busy-wait, whose sleeps stalled writes by up to 100 ms, is never reached — and
-/// finishes with a RESTART checkpoint, after which the next commit writes the WAL from its start. The
-/// passive checkpoint has already copied most frames; what the lock covers is the rest and an fsync,
-/// so it is kept rare: 64 MiB of WAL between restarts.
+/// finishes with a RESTART checkpoint, after which the next commit writes the WAL from its start. Before
+/// taking the lock, passive checkpoints run again until fewer than `lockedFrames` are left to copy, so
+/// what the lock covers is a few frames and two short fsyncs, not the frames written while a 64 MiB
+/// checkpoint ran (copying those under the lock held every write for 12–40 ms once a second under
+/// bench/run's postauth load).
 final class SQLiteCheckpointer: Sendable {
     struct Progress: Sendable, Equatable {
         /// Frames in the WAL, and how many of them are now in the database file.
@@ -73,9 +75,20 @@ final class SQLiteCheckpointer: Sendable {
         try await Self.checkpoint(connection, writeLock: writeLock, restartFrames: restartFrames)
     }
 
+    /// Frames (4 KiB each) a RESTART checkpoint may still have to copy while it holds the write lock.
+    static let lockedFrames = 256
+
     private static func checkpoint(_ connection: SQLiteConnection, writeLock: AsyncMutex, restartFrames: Int) async throws -> Progress {
-        let progress = try await checkpoint(connection, mode: "PASSIVE")
+        var progress = try await checkpoint(connection, mode: "PASSIVE")
         guard progress.walFrames >= restartFrames else { return progress }
+        // Each pass copies the frames committed while the one before ran, which took less time than that
+        // one, so under steady writes a few passes leave little; the bound keeps writes faster than the
+        // disk from looping here forever.
+        for _ in 0..<8 {
+            let next = try await checkpoint(connection, mode: "PASSIVE")
+            defer { progress = next }
+            if next.checkpointed - progress.checkpointed <= lockedFrames { break }
+        }
         return try await writeLock.withLock { try await checkpoint(connection, mode: "RESTART") }
     }
 

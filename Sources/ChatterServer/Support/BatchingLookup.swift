@@ -1,6 +1,6 @@
-/// Coalesces concurrent reads by key: lookups that arrive while a fetch is running are answered together
-/// by the next one, so N simultaneous requests cost one database round trip (one thread hop, one
-/// statement to prepare) instead of N. A lookup arriving when a fetcher is free starts one at once, so a
+/// Coalesces concurrent calls by key: lookups (or rotations) that arrive while a fetch is running are
+/// answered together by the next one, so N simultaneous requests cost one database round trip (one
+/// thread hop, one statement to prepare, one commit) instead of N. A failed fetch fails its whole batch. A lookup arriving when a fetcher is free starts one at once, so a
 /// quiet server adds no delay.
 actor BatchingLookup<Key: Hashable & Sendable, Value: Sendable> {
     private var pending: [(Key, CheckedContinuation<Value?, any Error>)] = []

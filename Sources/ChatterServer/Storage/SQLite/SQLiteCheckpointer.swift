@@ -62,6 +62,8 @@ final class SQLiteCheckpointer: Sendable {
                 do { try await Task.sleep(for: interval) } catch { return }  // cancelled: the store is closing
                 do {
                     _ = try await Self.checkpoint(connection, writeLock: writeLock, restartFrames: restartFrames)
+                } catch is CancellationError {
+                    return  // the store closed during a checkpoint: nothing failed
                 } catch {
                     logger.warning("WAL checkpoint failed", metadata: ["error": "\(error)"])
                 }

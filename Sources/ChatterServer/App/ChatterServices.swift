@@ -71,7 +71,7 @@ public struct ChatterServices: Sendable {
         let verified = identities.first { $0.emailVerified && $0.email != nil }
         let email = verified ?? identities.first { $0.email != nil }
         return UserProfile(
-            id: user.id.uuidString, displayName: user.displayName, email: email?.email, emailVerified: verified != nil,
+            id: user.id.text, displayName: user.displayName, email: email?.email, emailVerified: verified != nil,
             name: user.name, methods: Array(Set(methods)).sorted())
     }
 }

@@ -30,7 +30,7 @@ final class Timeline: Sendable {
         }
         course = SingleFlightCache {
             let rows = try await store.allChatts().map {
-                ChattRow(name: $0.name, message: $0.message, id: $0.id.uuidString, time: Self.timestamp($0.time))
+                ChattRow(name: $0.name, message: $0.message, id: $0.id.text, time: Self.timestamp($0.time))
             }
             return ByteBuffer(bytes: try JSONResponse.encoder.encode(rows))
         }
@@ -75,7 +75,7 @@ final class Timeline: Sendable {
 
     private static func page(_ store: any ChattRepository, before: UUID?, limit: Int) async throws -> ByteBuffer {
         let items = try await store.chatts(before: before, limit: limit).map {
-            ChattItem(id: $0.id.uuidString, userID: $0.userID?.uuidString, name: $0.name, message: $0.message, time: $0.time.timeIntervalSince1970)
+            ChattItem(id: $0.id.text, userID: $0.userID?.text, name: $0.name, message: $0.message, time: $0.time.timeIntervalSince1970)
         }
         return ByteBuffer(bytes: try JSONResponse.encoder.encode(ChattPage(chatts: items, next: items.count == limit ? items.last?.id : nil)))
     }

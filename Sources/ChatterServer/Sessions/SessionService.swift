@@ -45,7 +45,7 @@ public struct SessionService: Sendable {
         try await store.createSession(session)
         return SessionResponse(
             accessToken: access.secret, refreshToken: refresh.secret, expiresIn: Int(lifetimes.access),
-            refreshExpiresIn: Int(lifetimes.absolute), sessionID: session.id.uuidString, user: profile)
+            refreshExpiresIn: Int(lifetimes.absolute), sessionID: session.id.text, user: profile)
     }
 
     /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token.
@@ -93,7 +93,7 @@ public struct SessionService: Sendable {
         SessionResponse(
             accessToken: pair.accessToken, refreshToken: pair.refreshToken,
             expiresIn: max(0, Int(accessExpiresAt.timeIntervalSince(instant))),
-            refreshExpiresIn: max(0, Int(absolute.timeIntervalSince(instant))), sessionID: id.uuidString, user: profile)
+            refreshExpiresIn: max(0, Int(absolute.timeIntervalSince(instant))), sessionID: id.text, user: profile)
     }
 }
 

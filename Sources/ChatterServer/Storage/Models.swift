@@ -118,6 +118,11 @@ public struct Rotation: Sendable, Hashable {
     /// The new pair, sealed with a key only the presented token can derive, for that retry.
     public var retryBox: [UInt8]
     public var now: Date
+
+    /// The new refresh hash alone: random, so it tells rotations apart (batches hash every rotation).
+    public func hash(into hasher: inout Hasher) {
+        newRefreshHash.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }
 
 /// A session as a rotation left it, with what the refresh answer shows of its account (read by the

@@ -35,7 +35,7 @@ struct ChattRoutes {
         let chatt = Chatt(name: session.user.displayName, message: body.message, time: services.now(), userID: session.user.id)
         try await timeline.add(chatt)
         return JSONResponse.make(
-            ChattItem(id: chatt.id.uuidString, userID: chatt.userID?.uuidString, name: chatt.name, message: chatt.message, time: chatt.time.timeIntervalSince1970),
+            ChattItem(id: chatt.id.text, userID: chatt.userID?.text, name: chatt.name, message: chatt.message, time: chatt.time.timeIntervalSince1970),
             status: .created)
     }
 }

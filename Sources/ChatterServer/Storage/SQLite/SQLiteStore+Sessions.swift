@@ -57,8 +57,10 @@ extension SQLiteStore {
     }
 
     /// One statement for a batch of rotations, on the writer: the trigger `retire_refresh_token` (migration
-    /// 3) keeps each token it replaces. Then one read of the rotated sessions' accounts. Of two rotations
-    /// of one token in a batch one wins, which the session's new refresh hash tells.
+    /// 3) keeps each token it replaces. Then one read of the rotated sessions' users and accounts on a
+    /// reader, which keeps the writer's statement short. Of two rotations of one token in a batch one wins,
+    /// which the session's new refresh hash tells; a session whose account was deleted in between is not
+    /// answered, as if it had not rotated.
     static func rotate(_ batch: [Rotation], on writer: SQLiteConnection, lock: AsyncMutex, accounts reader: @Sendable () -> SQLiteConnection)
         async throws -> [Rotation: RotatedSession]
     {
@@ -69,7 +71,7 @@ extension SQLiteStore {
                     last_used_at = v.column5, rotated_at = v.column5, retry_box = v.column7
                 FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
                 WHERE sessions.refresh_hash = v.column1 AND sessions.absolute_expires_at > v.column5 AND sessions.last_used_at > v.column6
-                RETURNING id AS session_id, refresh_hash, access_expires_at, absolute_expires_at, \(returningUser)
+                RETURNING id, user_id, refresh_hash, access_expires_at, absolute_expires_at
                 """,
                 batch.flatMap { r in
                     [.bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash), .time(r.now.addingTimeInterval(r.accessLifetime)),
@@ -77,22 +79,19 @@ extension SQLiteStore {
                 })
         }
         guard !rows.isEmpty else { return [:] }
-        let users = try rows.map { try User(row: $0) }
-        let accounts = try await accountSummaries(reader(), userIDs: users.map(\.id))
+        let accounts = try await accounts(reader(), userIDs: rows.map { try $0.uuid("user_id") })
         let byNewRefreshHash = Dictionary(batch.map { ($0.newRefreshHash, $0) }, uniquingKeysWith: { first, _ in first })
         var rotated: [Rotation: RotatedSession] = [:]
-        for (row, user) in zip(rows, users) {
-            guard let hash = row.column("refresh_hash")?.blob, let rotation = byNewRefreshHash[Array(hash.readableBytesView)] else { continue }
+        for row in rows {
+            guard let hash = row.column("refresh_hash")?.blob, let rotation = byNewRefreshHash[Array(hash.readableBytesView)],
+                let (user, account) = accounts[try row.uuid("user_id")]
+            else { continue }
             rotated[rotation] = RotatedSession(
-                sessionID: try row.uuid("session_id"), user: user, account: accounts[user.id] ?? AccountSummary(identities: [], hasPassword: false),
+                sessionID: try row.uuid("id"), user: user, account: account,
                 accessExpiresAt: try row.date("access_expires_at"), absoluteExpiresAt: try row.date("absolute_expires_at"))
         }
         return rotated
     }
-
-    /// The session's user in a `RETURNING` clause, which can name only the updated table: one subquery per column.
-    private static let returningUser = (["user_id AS id"] + ["display_name", "given_name", "family_name", "middle_name", "nickname", "name_prefix", "name_suffix"]
-        .map { "(SELECT \($0) FROM users WHERE users.id = sessions.user_id) AS \($0)" }).joined(separator: ", ")
 
     /// A transaction that ended a session (reuse, expiry) is fsynced before its answer: that must not come
     /// back after a power loss.

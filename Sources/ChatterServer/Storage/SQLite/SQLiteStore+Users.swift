@@ -33,25 +33,25 @@ extension SQLiteStore {
     }
 
     public func accountSummary(userID: UUID) async throws -> AccountSummary {
-        try await Self.accountSummaries(reader, userIDs: [userID])[userID] ?? AccountSummary(identities: [], hasPassword: false)
+        try await Self.accounts(reader, userIDs: [userID])[userID]?.account ?? AccountSummary(identities: [], hasPassword: false)
     }
 
-    /// The accounts of `userIDs` that exist, in one read.
-    static func accountSummaries(_ db: SQLiteConnection, userIDs: [UUID]) async throws -> [UUID: AccountSummary] {
+    /// The users of `userIDs` that exist, each with its account, in one read.
+    static func accounts(_ db: SQLiteConnection, userIDs: [UUID]) async throws -> [UUID: (user: User, account: AccountSummary)] {
         let ids = Array(Set(userIDs))
         let rows = try await db.query(
             """
-            SELECT u.id AS user_id, EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = u.id) AS has_password,
-                i.issuer, i.subject, i.email, i.email_verified
+            SELECT u.id, u.display_name, u.given_name, u.family_name, u.middle_name, u.nickname, u.name_prefix, u.name_suffix,
+                EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = u.id) AS has_password, i.issuer, i.subject, i.email, i.email_verified
             FROM users u LEFT JOIN identities i ON i.user_id = u.id
             WHERE u.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", "))) ORDER BY i.created_at
             """, ids.map(SQLiteData.uuid))
-        var accounts: [UUID: AccountSummary] = [:]
+        var accounts: [UUID: (user: User, account: AccountSummary)] = [:]
         for row in rows {
-            let id = try row.uuid("user_id")
-            var account = accounts[id] ?? AccountSummary(identities: [], hasPassword: row.column("has_password")?.bool == true)
-            if row.column("issuer")?.string != nil { account.identities.append(try Identity(row: row)) }
-            accounts[id] = account
+            let id = try row.uuid("id")
+            var entry = try accounts[id] ?? (User(row: row), AccountSummary(identities: [], hasPassword: row.column("has_password")?.bool == true))
+            if row.column("issuer")?.string != nil { entry.account.identities.append(try Identity(row: row)) }
+            accounts[id] = entry
         }
         return accounts
     }

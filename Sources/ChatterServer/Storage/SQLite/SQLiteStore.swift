@@ -50,8 +50,9 @@ public final class SQLiteStore: ChatterStore {
         }
         let sessionCache = SessionCache()
         self.sessionCache = sessionCache
-        // 7 binds a rotation, within SQLite's 32,766; one writer, so one batch at a time.
-        self.rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
+        // 7 binds a rotation, within SQLite's 32,766. Two fetchers: one batch's accounts are read while
+        // the next batch rotates on the writer.
+        self.rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
             defer { sessionCache.invalidateAll() }
             return try await Self.rotate(batch, on: writer, lock: writeLock, accounts: { readers.next })
         }
@@ -183,7 +184,7 @@ public final class SQLiteStore: ChatterStore {
 }
 
 extension SQLiteData {
-    static func uuid(_ id: UUID) -> SQLiteData { .text(id.uuidString) }
+    static func uuid(_ id: UUID) -> SQLiteData { .text(id.text) }
     static func time(_ date: Date) -> SQLiteData { .float(date.timeIntervalSince1970) }
     static func bytes(_ bytes: [UInt8]) -> SQLiteData { .blob(ByteBuffer(bytes: bytes)) }
     static func bool(_ value: Bool) -> SQLiteData { .integer(value ? 1 : 0) }
@@ -191,7 +192,7 @@ extension SQLiteData {
 
 extension SQLiteRow {
     func uuid(_ column: String) throws -> UUID {
-        guard let text = self.column(column)?.string, let id = UUID(uuidString: text) else {
+        guard let text = self.column(column)?.string, let id = UUID(text: text) else {
             throw StoreError.corruptRow("\(column) is not a UUID")
         }
         return id

@@ -1,0 +1,60 @@
+import Foundation
+
+extension UUID {
+    /// The 36-character form `uuidString` gives (upper-case hex), written without `sprintf`: IDs are
+    /// formatted for every row read and every answer, where Foundation's formatting showed in profiles.
+    var text: String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        return withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var at = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    out[at] = digits[Int(byte >> 4)]
+                    out[at + 1] = digits[Int(byte & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
+
+    /// Parses what `UUID(uuidString:)` accepts (hex of either case, hyphens at 8, 13, 18 and 23), without
+    /// `sscanf`.
+    init?(text: String) {
+        var text = text
+        guard let uuid = text.withUTF8({ Self.parse($0) }) else { return nil }
+        self.init(uuid: uuid)
+    }
+
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> uuid_t? {
+        guard utf8.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+            var at = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    guard utf8[at] == UInt8(ascii: "-") else { return false }
+                    at += 1
+                }
+                guard let high = hexValue(utf8[at]), let low = hexValue(utf8[at + 1]) else { return false }
+                out[index] = high << 4 | low
+                at += 2
+            }
+            return true
+        }
+        return parsed ? uuid : nil
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

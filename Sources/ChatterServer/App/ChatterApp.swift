@@ -50,7 +50,7 @@ public enum ChatterApp {
         // Added first, so they stop last: the pool outlives every request and the store's own service.
         app.addServices(services.store.services)
         app.addServices(StoreService(
-            store: services.store, purgeInterval: .seconds(600), idleLifetime: configuration.lifetimes.idle, now: services.now, logger: logger))
+            store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes, now: services.now, logger: logger))
         return app
     }
 }

@@ -7,7 +7,7 @@ import ServiceLifecycle
 struct StoreService: Service {
     let store: any ChatterStore
     let purgeInterval: Duration
-    let idleLifetime: Double
+    let lifetimes: SessionService.Lifetimes
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -15,7 +15,7 @@ struct StoreService: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let instant = now()
-                let purged = try await store.purgeExpiredSessions(at: instant, idleLifetime: idleLifetime)
+                let purged = try await store.purgeExpiredSessions(at: instant, lifetimes: lifetimes)
                 if purged > 0 { logger.info("purged expired sessions", metadata: ["count": "\(purged)"]) }
                 // Rate-limit windows are at most an hour; a day's margin keeps every live counter.
                 try await store.purgeStaleRecords(before: instant.addingTimeInterval(-24 * 3600))

@@ -76,10 +76,11 @@ public protocol SessionRepository: Sendable {
     func revokeSessions(of userID: UUID, except keeping: UUID?) async throws -> Int
     @discardableResult
     func revokeSessions(of userID: UUID, method: String) async throws -> Int
-    /// Deletes every session past its absolute lifetime, unused for `idleLifetime`, or (when it cannot
-    /// be refreshed) past its access token's lifetime; returns how many.
+    /// Deletes every session past its absolute lifetime, unused for the idle lifetime, or (when it cannot
+    /// be refreshed) past its access token's lifetime, and what is kept of their retired refresh tokens;
+    /// returns how many sessions.
     @discardableResult
-    func purgeExpiredSessions(at: Date, idleLifetime: Double) async throws -> Int
+    func purgeExpiredSessions(at: Date, lifetimes: SessionService.Lifetimes) async throws -> Int
     func sessionCount() async throws -> Int
 }
 

@@ -127,6 +127,83 @@ import Testing
         }
     }
 
+    /// Migration 5 rebuilt the retired-token table: a token retired before it is still caught as reuse.
+    @Test func tokensRetiredBeforeMigration5StillCatchReuse() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir + "/old.sqlite"
+            let db = try await SQLiteConnection.open(storage: .file(path: path))
+            for sql in SQLiteMigrations.all[0..<4].joined() { _ = try await db.query(sql) }
+            _ = try await db.query("PRAGMA user_version = 4")
+            let userID = UUID(), sessionID = UUID(), retired = SessionToken.generate(), current = SessionToken.generate()
+            _ = try await db.query("INSERT INTO users (id, display_name, created_at) VALUES (?, 'Ada', 0)", [.uuid(userID)])
+            _ = try await db.query(
+                """
+                INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at, absolute_expires_at)
+                VALUES (?, ?, 'google', ?, ?, ?, ?, ?, ?)
+                """,
+                [.uuid(sessionID), .uuid(userID), .bytes(SessionToken.generate().hash), .time(now), .bytes(retired.hash), .time(now), .time(now),
+                 .time(now.addingTimeInterval(86400))])
+            // A rotation under schema 4: its trigger keeps the replaced token.
+            _ = try await db.query(
+                "UPDATE sessions SET refresh_hash = ?, rotated_at = ?, last_used_at = ? WHERE id = ?",
+                [.bytes(current.hash), .time(now), .time(now), .uuid(sessionID)])
+            try await db.close()
+
+            let store = try await SQLiteStore.open(path: path)
+            let reuse = Rotation(
+                presentedHash: retired.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(60))
+            #expect(try await store.rotate(reuse) == .reused(sessionID: sessionID, userID: userID))
+            #expect(try await store.sessionCount() == 0)
+            try await store.close()
+        }
+    }
+
+    /// Retired tokens no longer go with their session (no index by session to cascade through): the purge
+    /// removes those of sessions that have ended once they are older than a session lives, and keeps those
+    /// of a session still alive.
+    @Test func purgeForgetsRetiredTokensOfEndedSessionsOnly() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir + "/chatterd.sqlite"
+            let store = try await SQLiteStore.open(path: path)
+            let user = try await store.signIn(IdentityKey(issuer: "i", subject: "s"), "Ada")
+            var retired: [SessionToken] = [], sessionIDs: [UUID] = []
+            for _ in 0..<2 {
+                let first = SessionToken.generate()
+                let session = NewSession(
+                    userID: user.id, method: "google", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(900),
+                    refreshHash: first.hash, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(90 * 86400), client: ClientInfo())
+                try await store.createSession(session)
+                let rotation = Rotation(
+                    presentedHash: first.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    accessLifetime: 900, idleLifetime: 30 * 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(1))
+                guard case .rotated = try await store.rotate(rotation) else { Issue.record("not rotated"); return }
+                retired.append(first)
+                sessionIDs.append(session.id)
+            }
+            #expect(try await store.revokeSession(id: sessionIDs[0], userID: user.id))
+            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            func retiredCount() async throws -> Int? {
+                try await raw.query("SELECT count(*) AS n FROM retired_refresh_tokens").first?.column("n")?.integer
+            }
+            #expect(try await retiredCount() == 2)
+            var lifetimes = SessionService.Lifetimes()
+            lifetimes.absolute = 3600
+            // Within a lifetime of their retirement both are kept; after it, only the live session's.
+            _ = try await store.purgeExpiredSessions(at: now.addingTimeInterval(1800), lifetimes: lifetimes)
+            #expect(try await retiredCount() == 2)
+            _ = try await store.purgeExpiredSessions(at: now.addingTimeInterval(7200), lifetimes: lifetimes)
+            #expect(try await retiredCount() == 1)
+            #expect(try await store.sessionCount() == 1)
+            let reuse = Rotation(
+                presentedHash: retired[1].hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                accessLifetime: 900, idleLifetime: 30 * 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(7200))
+            #expect(try await store.rotate(reuse) == .reused(sessionID: sessionIDs[1], userID: user.id))
+            try await raw.close()
+            try await store.close()
+        }
+    }
+
     @Test func newerSchemaIsRefused() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/chatterd.sqlite"

@@ -61,6 +61,12 @@ extension ChatterStore {
             idleLifetime: 30 * 86400, graceWindow: grace, retryBox: [1, 2, 3], now: now.addingTimeInterval(offset)), access, refresh)
     }
 
+    func lifetimes(idle: Double) -> SessionService.Lifetimes {
+        var lifetimes = SessionService.Lifetimes()
+        lifetimes.idle = idle
+        return lifetimes
+    }
+
     @Test(arguments: StoreBackend.available)
     func signInCreatesOneUserPerIdentity(backend: StoreBackend) async throws {
         try await backend.withStore { store in
@@ -309,9 +315,9 @@ extension ChatterStore {
             let user = try await store.signIn(ada)
             for lifetime in [10.0, 20, 30] { try await store.createSession(session(for: user, refreshable: false, lifetime: lifetime).0) }
             try await store.createSession(session(for: user).0)
-            #expect(try await store.purgeExpiredSessions(at: now.addingTimeInterval(20), idleLifetime: 86400) == 2)
+            #expect(try await store.purgeExpiredSessions(at: now.addingTimeInterval(20), lifetimes: lifetimes(idle: 86400)) == 2)
             #expect(try await store.sessionCount() == 2)
-            #expect(try await store.purgeExpiredSessions(at: now.addingTimeInterval(86400), idleLifetime: 86400) == 2)
+            #expect(try await store.purgeExpiredSessions(at: now.addingTimeInterval(86400), lifetimes: lifetimes(idle: 86400)) == 2)
         }
     }
 
@@ -572,7 +578,7 @@ extension ChatterStore {
             }
 
             let purged = try await started()
-            _ = try await store.purgeExpiredSessions(at: now.addingTimeInterval(91 * 86400), idleLifetime: 30 * 86400)
+            _ = try await store.purgeExpiredSessions(at: now.addingTimeInterval(91 * 86400), lifetimes: lifetimes(idle: 30 * 86400))
             #expect(try await lookup(purged.access) == .unknown)
 
             let unlinked = try await started()

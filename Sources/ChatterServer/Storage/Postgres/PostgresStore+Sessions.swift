@@ -131,11 +131,11 @@ extension PostgresStore {
         try await rows("DELETE FROM sessions WHERE user_id = \(userID) AND method = \(method) RETURNING id", keepsSessionCache: false).count
     }
 
-    public func purgeExpiredSessions(at now: Date, idleLifetime: Double) async throws -> Int {
+    public func purgeExpiredSessions(at now: Date, lifetimes: SessionService.Lifetimes) async throws -> Int {
         try await rows(
             """
             DELETE FROM sessions WHERE absolute_expires_at <= \(now) OR (refresh_hash IS NULL AND access_expires_at <= \(now))
-                OR (refresh_hash IS NOT NULL AND last_used_at <= \(now.addingTimeInterval(-idleLifetime))) RETURNING id
+                OR (refresh_hash IS NOT NULL AND last_used_at <= \(now.addingTimeInterval(-lifetimes.idle))) RETURNING id
             """, keepsSessionCache: false
         ).count
     }

@@ -131,13 +131,21 @@ extension SQLiteStore {
         }
     }
 
-    public func purgeExpiredSessions(at now: Date, idleLifetime: Double) async throws -> Int {
-        try await write(
+    public func purgeExpiredSessions(at now: Date, lifetimes: SessionService.Lifetimes) async throws -> Int {
+        let purged = try await write(
             """
             DELETE FROM sessions WHERE absolute_expires_at <= ? OR (refresh_hash IS NULL AND access_expires_at <= ?)
                 OR (refresh_hash IS NOT NULL AND last_used_at <= ?) RETURNING id
-            """, [.time(now), .time(now), .time(now.addingTimeInterval(-idleLifetime))]
+            """, [.time(now), .time(now), .time(now.addingTimeInterval(-lifetimes.idle))]
         ).count
+        // A token retired longer ago than a session lives belongs to a session that has ended, unless the
+        // lifetime was shortened since: the session is asked too.
+        _ = try await write(
+            """
+            DELETE FROM retired_refresh_tokens WHERE retired_at <= ?
+                AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = retired_refresh_tokens.session_id)
+            """, [.time(now.addingTimeInterval(-lifetimes.absolute))])
+        return purged
     }
 
     public func sessionCount() async throws -> Int { try await count("sessions") }

@@ -1,6 +1,6 @@
 """Every SQL statement the bench scripts use, in one place, so a schema change is fixed here only.
 
-Written against schema version 4 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
+Written against schema version 5 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
 through the HTTP API is preferred; direct SQL is used only where the API would take too long (a million
 sessions), and only on a database chatterd created (so its migrations ran) and is not running on.
 """
@@ -16,7 +16,7 @@ import time
 import urllib.parse
 import uuid
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 ISSUER = "https://accounts.google.com"
 
 

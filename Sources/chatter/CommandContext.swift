@@ -62,7 +62,9 @@ struct CommandContext: Sendable {
             #elseif os(Linux)
             if settings.store == "keyring" { return SecretServiceStore(service: service) }
             let console = Console.current
-            return await DefaultStore.make(service: service, fallbackDirectory: directory, warn: { console.writeError($0) })
+            return await DefaultStore.make(
+                service: service, fallbackDirectory: directory, warnedMarker: settings.home + "/keyring-fallback-warned",
+                warn: { console.writeError($0) })
             #else
             return FileStore(directory: directory)
             #endif

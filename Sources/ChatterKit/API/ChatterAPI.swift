@@ -49,7 +49,7 @@ public struct ChatterAPI: Sendable {
         let response: TransportResponse
         do {
             response = try await transport.send(TransportRequest(method: method, url: url(path), headers: headers, body: data))
-        } catch is CancellationError {
+        } catch let error where Self.isCancellation(error) {
             throw ChatterError.cancelled
         } catch let error as ChatterError {
             throw error
@@ -65,6 +65,15 @@ public struct ChatterAPI: Sendable {
             throw ChatterError.server(status: response.status, body: body)
         }
         return response
+    }
+
+    /// URLSession reports a cancelled task as `URLError(.cancelled)`, not `CancellationError`: a SwiftUI
+    /// `.task` that goes away must read as cancelled, not as "Cannot reach the server". Any failure of a
+    /// task that has been cancelled is its cancellation.
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? URLError, error.code == .cancelled { return true }
+        return Task.isCancelled && !(error is ChatterError)
     }
 
     static func describe(_ error: any Error) -> String {

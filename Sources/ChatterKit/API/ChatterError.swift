@@ -30,7 +30,8 @@ public enum ChatterError: Error, Sendable, Equatable {
     case storage(StorageError)
     /// The server answered 2xx with a body this SDK cannot read.
     case unreadableResponse(String)
-    /// The user cancelled (a sign-in sheet, a prompt).
+    /// The user cancelled (a sign-in sheet, a prompt), or the task making the request was cancelled
+    /// (a SwiftUI `.task` whose view went away): nothing to show.
     case cancelled
 
     /// The server's human-readable message, or a short description for a person.

@@ -54,8 +54,13 @@ struct Login: AsyncParsableCommand {
             guard let secret = console.readLine("Password: ", true), !secret.isEmpty else { throw ChatterError.cancelled }
             return try await withSpinner("Signing in…") { try await context.client.signIn(email: email, password: secret) }
         }
-        let sent = try await withSpinner("Sending a code…") { try await context.client.requestEmailCode(email: email) }
-        console.writeError("A 6-digit code was sent to \(email); it is valid for \(sent.expiresIn / 60) minutes.")
+        do {
+            let sent = try await withSpinner("Sending a code…") { try await context.client.requestEmailCode(email: email) }
+            console.writeError("A 6-digit code was sent to \(email); it is valid for \(sent.expiresIn / 60) minutes.")
+        } catch ChatterError.rateLimited(let seconds, _) {
+            // Too soon for another: the code sent moments ago is still in the mailbox (as `EmailCodeFlow` does).
+            console.writeError("A code was sent to \(email) moments ago; enter it (a new one can be sent in \(seconds) s).")
+        }
         for attempt in 1...3 {
             guard let code = ask("Code: ")?.filter(\.isNumber) else { throw ChatterError.cancelled }
             do {

@@ -31,6 +31,26 @@ import Testing
         }
     }
 
+    /// A second `login` within the resend cooldown (the first was given up at the code prompt) asks for the
+    /// code already sent instead of failing on the server's 429.
+    @Test func loginDuringTheResendCooldownAsksForTheCodeAlreadySent() async throws {
+        try await LiveServer.run { server in
+            try await withTemporaryDirectory { home in
+                let cli = CLI(server: server, home: home)
+                let abandoned = await cli.run(["login"]) { $0.hasPrefix("Email") ? "ada@example.com" : nil }
+                #expect(abandoned.exitCode != 0)
+                let sent = try #require(server.mail.lastCode(to: "ada@example.com"))
+
+                let login = await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server))
+                #expect(login.exitCode == 0, "\(login.errors)")
+                #expect(login.prompts == ["Email: ", "Code: "])
+                #expect(login.errors.contains { $0.contains("sent to ada@example.com moments ago") }, "\(login.errors)")
+                #expect(server.mail.lastCode(to: "ada@example.com") == sent, "no second code was sent")
+                #expect(login.text == "Signed in as ada (ada@example.com).")
+            }
+        }
+    }
+
     @Test func postSignsInFirstThenPostsAndChattsMarksMine() async throws {
         try await LiveServer.run { server in
             try await withTemporaryDirectory { home in

@@ -67,6 +67,22 @@ import Testing
             #expect(warnings.lines.count == 1)
         }
     }
+
+    /// A tool with sessions for several servers says it once per machine: the marker, not each server's
+    /// directory, decides, so commands that never store a session do not repeat it.
+    @Test func theFallbackWarningIsSaidOncePerMarker() async throws {
+        try await withTemporaryDirectory { directory in
+            let warnings = WarningLog()
+            for server in ["a", "b", "a"] {
+                _ = await DefaultStore.make(
+                    keyring: SecretServiceStore(service: server, tool: "/nonexistent/secret-tool"),
+                    fallbackDirectory: directory + "/sessions/" + server, warnedMarker: directory + "/keyring-fallback-warned",
+                    warn: { warnings.add($0) })
+            }
+            #expect(warnings.lines.count == 1)
+            #expect(!FileManager.default.fileExists(atPath: directory + "/sessions/a"), "no session was stored, so no directory")
+        }
+    }
     #endif
 }
 

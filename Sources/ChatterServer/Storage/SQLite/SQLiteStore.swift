@@ -86,6 +86,11 @@ public final class SQLiteStore: ChatterStore {
             for _ in 0..<max(2, System.coreCount) {
                 let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 _ = try await reader.query("PRAGMA busy_timeout = 5000")
+                // A reader's page cache is dropped whenever another connection commits, so under writes
+                // every read starts cold: mapped, the database's pages are read in place instead of copied
+                // by a system call each. Only the readers map it (the purge's scans on the writer would map
+                // the whole file), and only what they touch is resident.
+                _ = try await reader.query("PRAGMA mmap_size = 268435456")
                 readers.append(reader)
             }
             let writeLock = AsyncMutex()

@@ -12,6 +12,8 @@ public actor SessionManager {
 
     var session: StoredSession?
     var loaded = false
+    /// Listeners were told `.storageUnavailable`; the first successful read tells them what it found.
+    var owesInitialSession = false
     /// A session the store refused to take (unavailable right now); saved again before the next use.
     var unsaved = false
     /// A delete the store refused; retried before the next use so a revoked session cannot come back.
@@ -33,9 +35,24 @@ public actor SessionManager {
     /// Reads the stored session and reports it; listeners receive it as `.initialSession`.
     @discardableResult
     public func start() async -> LaunchState {
+        let wasOwed = owesInitialSession
         let state = await load()
-        broadcast(.initialSession(state))
+        if case .storageUnavailable = state {
+            owesInitialSession = true
+            broadcast(.initialSession(state))
+        } else if !wasOwed {
+            broadcast(.initialSession(state))
+        }
         return state
+    }
+
+    /// Reads the stored session again if storage could not be read before; listeners then receive
+    /// `.initialSession` with what it holds. Call it when protected data becomes available (UIKit's
+    /// `protectedDataDidBecomeAvailableNotification`, or the scene becoming active); without it, the
+    /// next request reads storage, and the event comes then.
+    @discardableResult
+    public func retryStorage() async -> LaunchState {
+        await status()
     }
 
     /// The session as it stands, without touching the network.
@@ -84,6 +101,11 @@ public actor SessionManager {
         // Unreadable data (an older format) is treated as no session; it is overwritten at the next sign-in.
         session = data.flatMap { try? JSONDecoder().decode(StoredSession.self, from: $0) }
         loaded = true
+        if !unsaved, !undeleted { storageProblem = nil }
+        if owesInitialSession {
+            owesInitialSession = false
+            broadcast(.initialSession(state))
+        }
         return state
     }
 

@@ -29,6 +29,10 @@ public final class MemoryStore: SecretStore {
         }
     }
 
+    public func checkAvailable() async throws(StorageError) {
+        if case .unavailable(let reason) = state.withLock({ $0.failure }) { throw .unavailable(reason) }
+    }
+
     public func delete(_ key: String) async throws(StorageError) {
         try state.withLock { state throws(StorageError) in
             if let failure = state.failure { throw failure }

@@ -11,6 +11,13 @@ public protocol SecretStore: Sendable {
     func write(_ data: Data, for key: String) async throws(StorageError)
     /// Removes `key`; removing what is not there succeeds.
     func delete(_ key: String) async throws(StorageError)
+    /// Throws `.unavailable` when stored items cannot be read right now, without reading one (so nothing
+    /// asks for Face ID). A store that can always read, or that says so on each read, throws nothing.
+    func checkAvailable() async throws(StorageError)
+}
+
+extension SecretStore {
+    public func checkAvailable() async throws(StorageError) {}
 }
 
 public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {

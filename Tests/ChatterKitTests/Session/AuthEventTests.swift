@@ -12,7 +12,7 @@ import Testing
             .signedIn(let session), .refreshed(let session):
             "signed in as \(session.username)"
         case .initialSession(.expired), .initialSession(.signedOut): "sign in to post"
-        case .initialSession(.storageUnavailable): "locked; the session is read again on the next request"
+        case .initialSession(.storageUnavailable): "locked"
         case .signedOut(let reason): "signed out: \(reason)"
         }
     }

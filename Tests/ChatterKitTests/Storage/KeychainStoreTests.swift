@@ -98,6 +98,29 @@ import Testing
         #expect(restored.username == "Ada")
     }
 
+    @Test func notFoundBeforeFirstUnlockIsUnavailableNotSignedOut() async throws {
+        let store = store()
+        let session = StoredSession(course: AddUserResponse(username: "Ada", chatterID: "chatter-id", lifetime: 3600), at: Date())
+        try await store.write(JSONEncoder().encode(session), for: StoreKey.session)
+        // The Keychain cannot match what it cannot decrypt yet: it answers "not found" for a session that is there.
+        keychain.set(device: .beforeFirstUnlock)
+        keychain.set(unreadableItemsAreMissing: true)
+        #expect(keychain.copy(store.itemQuery(StoreKey.session).merging([kSecReturnData as String: true]) { $1 }).0 == errSecItemNotFound)
+
+        let manager = SessionManager(api: ChatterAPI(baseURL: URL(string: "http://127.0.0.1:9")!), store: store)
+        let events = EventLog(await manager.events())
+        guard case .storageUnavailable(.unavailable) = await manager.start() else { Issue.record("read as \(await manager.state)"); return }
+        #expect(keychain.items.count == 1, "nothing was deleted")
+
+        keychain.set(device: .unlocked)
+        guard case .valid(let restored) = await manager.retryStorage() else { Issue.record("not restored once unlocked"); return }
+        #expect(restored.username == "Ada")
+        let seen = await events.waitFor(2)
+        #expect(seen.count == 2)
+        #expect(seen.last == .initialSession(.valid(restored)), "listeners learn the session once storage reads")
+        #expect(await manager.storageProblem == nil)
+    }
+
     @Test func missingIsNilAndDeletingMissingSucceeds() async throws {
         #expect(try await store().read("nothing") == nil)
         try await store().delete("nothing")
@@ -144,6 +167,35 @@ import Testing
         try await store.write(Data("new session".utf8), for: StoreKey.session)
         #expect(try await FirstRunGuard.prepare(store, defaults: defaults) == false)
         #expect(try await store.read(StoreKey.session) == Data("new session".utf8), "later launches keep the session")
+    }
+
+    @Test func aLaunchBeforeFirstUnlockClearsNothing() async throws {
+        let keychain = KeychainStandIn()
+        let store = KeychainStore(service: "chatter", functions: keychain.functions)
+        try await store.write(Data("session".utf8), for: StoreKey.session)
+        let installed = defaults()
+        installed.set(true, forKey: FirstRunGuard.markerKey)
+
+        // iOS prewarms the app before the first unlock since boot: UserDefaults then reads as empty.
+        keychain.set(device: .beforeFirstUnlock)
+        keychain.set(unreadableItemsAreMissing: true)
+        do {
+            try await FirstRunGuard.prepare(store, defaults: defaults())
+            Issue.record("cleared before first unlock")
+        } catch {
+            guard case .unavailable = error else { Issue.record("\(error)"); return }
+        }
+        keychain.set(device: .unlocked)
+        #expect(try await store.read(StoreKey.session) == Data("session".utf8), "the session survived the prewarmed launch")
+        #expect(try await FirstRunGuard.prepare(store, defaults: installed) == false)
+        #expect(try await store.read(StoreKey.session) == Data("session".utf8))
+    }
+
+    @Test func anAppExtensionNeverClears() async throws {
+        let store = MemoryStore([StoreKey.session: Data("app's session".utf8)])
+        // An extension's own defaults never hold the app's marker.
+        #expect(try await FirstRunGuard.prepare(store, defaults: defaults(), isAppExtension: true) == false)
+        #expect(store.keys == [StoreKey.session])
     }
 
     @Test func aLockedStoreDefersTheCleanupToTheNextLaunch() async throws {

@@ -47,6 +47,9 @@ final class KeychainStandIn: Sendable {
         var canCreateAccessControl = true
         /// Every call answers this status instead (errSecMissingEntitlement, errSecNotAvailable, ...).
         var forcedStatus: Int32?
+        /// An item the device cannot decrypt now is not matched at all (errSecItemNotFound), as the Keychain
+        /// answers before first unlock, when the attributes a query matches on are encrypted too.
+        var unreadableItemsAreMissing = false
     }
 
     let state = Mutex(State())
@@ -56,6 +59,7 @@ final class KeychainStandIn: Sendable {
     func set(presence: Presence) { state.withLock { $0.presence = presence } }
     func set(forcedStatus: Int32?) { state.withLock { $0.forcedStatus = forcedStatus } }
     func set(canCreateAccessControl: Bool) { state.withLock { $0.canCreateAccessControl = canCreateAccessControl } }
+    func set(unreadableItemsAreMissing: Bool) { state.withLock { $0.unreadableItemsAreMissing = unreadableItemsAreMissing } }
     var presenceChecks: Int { state.withLock { $0.presenceChecks } }
 
     var functions: KeychainFunctions {
@@ -63,6 +67,9 @@ final class KeychainStandIn: Sendable {
             add: { self.add($0) }, copyMatching: { self.copy($0) }, update: { self.update($0, $1) }, delete: { self.delete($0) },
             createAccessControl: { accessibility, control in
                 self.state.withLock { $0.canCreateAccessControl } ? AccessControlObject(accessibility, control) : nil
+            },
+            protectedDataAvailable: { accessibility in
+                Self.readable(protection: accessibility, self.state.withLock { $0.device })
             })
     }
 
@@ -95,7 +102,7 @@ final class KeychainStandIn: Sendable {
             if let forced = s.forcedStatus { return (forced, nil) }
             guard query[kSecReturnData as String] as? Bool == true else { return (-50, nil) }
             guard let item = s.items.first(where: { Self.matches($0, query) }) else { return (errSecItemNotFound, nil) }
-            if !Self.readable(item, s.device) { return (errSecInteractionNotAllowed, nil) }
+            if !Self.readable(item, s.device) { return (s.unreadableItemsAreMissing ? errSecItemNotFound : errSecInteractionNotAllowed, nil) }
             if item.attributes[kSecAttrAccessControl as String] != nil {
                 s.presenceChecks += 1
                 switch s.presence {
@@ -137,6 +144,10 @@ final class KeychainStandIn: Sendable {
     static func readable(_ item: Item, _ device: DeviceState) -> Bool {
         let protection = string(item.attributes[kSecAttrAccessible as String])
             ?? (item.attributes[kSecAttrAccessControl as String] as? AccessControlObject)?.accessibility
+        return readable(protection: protection, device)
+    }
+
+    static func readable(protection: String?, _ device: DeviceState) -> Bool {
         switch device {
         case .unlocked: return true
         case .beforeFirstUnlock: return false

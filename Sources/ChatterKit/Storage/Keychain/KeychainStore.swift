@@ -85,7 +85,12 @@ public struct KeychainStore: SecretStore {
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
         let (status, data) = functions.copyMatching(query)
-        if status == errSecItemNotFound { return nil }
+        if status == errSecItemNotFound {
+            // Before first unlock (iOS prewarms apps then) the Keychain cannot match an item it cannot
+            // decrypt and answers "not found" for a session that is there: only trusted once it can.
+            try await checkAvailable()
+            return nil
+        }
         guard status == errSecSuccess else { throw Self.error(status) }
         guard let data else { throw .failed("the keychain returned no data for \(key)") }
         return data
@@ -103,6 +108,14 @@ public struct KeychainStore: SecretStore {
     public func delete(_ key: String) async throws(StorageError) {
         let status = functions.delete(itemQuery(key))
         guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.error(status) }
+    }
+
+    /// Throws `.unavailable` while this store's protection class cannot be read (before the first unlock
+    /// since boot, or while locked for when-unlocked items), when "not found" means nothing.
+    public func checkAvailable() async throws(StorageError) {
+        guard functions.protectedDataAvailable(accessibility.constant) else {
+            throw .unavailable("protected data is not available yet (the device has not been unlocked since it started, or is locked)")
+        }
     }
 
     /// Separates "try again later" (locked device, no entitlement) from "the user said no".
@@ -128,18 +141,22 @@ public struct KeychainFunctions: Sendable {
     public var delete: @Sendable (_ query: [String: Any]) -> Int32
     /// A `SecAccessControl` for the accessibility constant and flag, or nil when it cannot be created.
     public var createAccessControl: @Sendable (_ accessibility: String, _ control: KeychainStore.AccessControl) -> AnyObject?
+    /// Whether items of this accessibility class can be read now (data protection has their key).
+    public var protectedDataAvailable: @Sendable (_ accessibility: String) -> Bool
 
     public init(
         add: @escaping @Sendable ([String: Any]) -> Int32,
         copyMatching: @escaping @Sendable ([String: Any]) -> (Int32, Data?),
         update: @escaping @Sendable ([String: Any], [String: Any]) -> Int32,
         delete: @escaping @Sendable ([String: Any]) -> Int32,
-        createAccessControl: @escaping @Sendable (String, KeychainStore.AccessControl) -> AnyObject?
+        createAccessControl: @escaping @Sendable (String, KeychainStore.AccessControl) -> AnyObject?,
+        protectedDataAvailable: @escaping @Sendable (String) -> Bool
     ) {
         self.add = add
         self.copyMatching = copyMatching
         self.update = update
         self.delete = delete
         self.createAccessControl = createAccessControl
+        self.protectedDataAvailable = protectedDataAvailable
     }
 }

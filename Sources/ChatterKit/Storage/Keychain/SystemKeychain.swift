@@ -19,7 +19,8 @@ extension KeychainFunctions {
             let object = SecAccessControlCreateWithFlags(nil, accessibility as CFString, flags, &error)
             error?.release()
             return object
-        })
+        },
+        protectedDataAvailable: { ProtectedDataProbe.isAvailable(for: $0) })
 }
 
 extension KeychainStore {

@@ -118,7 +118,7 @@ enum PostgresMigrations {
                 created_at timestamptz NOT NULL
             )
             """,
-            // Bumped by every deletion of chatts (account deletion), for `timelineStamp()`.
+            // Bumped by every deletion of chatts (account deletion), for `timelineStamp()`; `timeline_version` from 3.
             "CREATE TABLE chatt_deletions (id integer PRIMARY KEY CHECK (id = 1), n bigint NOT NULL)",
             "INSERT INTO chatt_deletions (id, n) VALUES (1, 0)",
             """
@@ -146,6 +146,11 @@ enum PostgresMigrations {
                 untagged_until timestamptz NOT NULL
             )
             """,
+        ],
+        // 3: one counter of every change to the timeline, bumped in the statement that posts or deletes
+        // chatts, so `timelineStamp()` reads one row (it counted the newest 1,000 chatts on every read).
+        [
+            "ALTER TABLE chatt_deletions RENAME TO timeline_version",
         ],
     ]
 }

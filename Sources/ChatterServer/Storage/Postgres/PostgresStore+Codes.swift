@@ -161,7 +161,10 @@ extension PostgresStore {
             let first = index * 5 + 1
             tuples.append("($\(first), $\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4))")
         }
-        let sql = "INSERT INTO chatts (id, user_id, name, message, created_at) VALUES " + tuples.joined(separator: ", ")
+        // The version moves in the posts' own transaction, so a stamp read after their commit sees it. One
+        // batch at a time per instance; instances posting at once queue on its row for the batch's commit.
+        let sql = "WITH added AS (INSERT INTO chatts (id, user_id, name, message, created_at) VALUES " + tuples.joined(separator: ", ")
+            + " RETURNING 1) UPDATE timeline_version SET n = n + 1"
         try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
     }
 
@@ -185,14 +188,8 @@ extension PostgresStore {
     /// lower) raises the second; an account deletion raises the third. Two index lookups and a short
     /// index range: far cheaper than the answers it guards.
     public func timelineStamp() async throws -> TimelineStamp? {
-        let row = try await rows(
-            """
-            SELECT t.top, (SELECT count(*) FROM chatts WHERE seq > t.top - 1000) AS tail, (SELECT n FROM chatt_deletions) AS deletions
-            FROM (SELECT coalesce(max(seq), 0) AS top FROM chatts) t
-            """
-        ).first
-        guard let row else { return nil }
-        return TimelineStamp([try row.value("top"), try row.value("tail"), try row.value("deletions", as: Int?.self) ?? 0])
+        guard let row = try await rows("SELECT n FROM timeline_version").first else { return nil }
+        return TimelineStamp([try row.value("n")])
     }
 }
 

@@ -84,7 +84,7 @@ extension PostgresStore {
                 sends AS (DELETE FROM email_code_sends WHERE email IN (SELECT email FROM addresses)),
                 devices AS (DELETE FROM device_tokens WHERE email IN (SELECT email FROM addresses)),
                 posts AS (DELETE FROM chatts WHERE user_id = \(id) RETURNING 1),
-                stamp AS (UPDATE chatt_deletions SET n = n + 1 WHERE EXISTS (SELECT 1 FROM posts))
+                stamp AS (UPDATE timeline_version SET n = n + 1 WHERE EXISTS (SELECT 1 FROM posts))
             DELETE FROM users WHERE id = \(id)
             """, logger: logger)
     }

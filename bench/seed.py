@@ -127,9 +127,9 @@ def integrity_check(db_path):
 
 class PostgresDatabase:
     """A database of its own on a PostgreSQL server, for one bench run, reached with psql (written
-    against PostgreSQL migration 2, Sources/ChatterServer/Storage/Postgres/PostgresMigrations.swift)."""
+    against PostgreSQL migration 3, Sources/ChatterServer/Storage/Postgres/PostgresMigrations.swift)."""
 
-    PG_SCHEMA_VERSION = 2
+    PG_SCHEMA_VERSION = 3
 
     def __init__(self, admin_url, name):
         self.admin_url, self.name = admin_url, name

@@ -4,5 +4,6 @@
 /// native APIs, and the logic of every sign-in screen. It depends on Foundation and ChatterWire only,
 /// so apps do not pull in NIO.
 public enum ChatterKit {
+    /// This SDK's version; the default `ChatterAPI.userAgent` is `ChatterKit/` followed by it.
     public static let version = "0.2.0"
 }

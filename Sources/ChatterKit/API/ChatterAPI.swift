@@ -3,11 +3,16 @@ import Foundation
 /// JSON over an `HTTPTransport` against one chatterd. Stateless: tokens are passed in by the caller
 /// (the session manager), so this type can be used before anyone signs in.
 public struct ChatterAPI: Sendable {
+    /// The server's root, such as `https://chatter.example.com`; route paths are appended to it, with or without a
+    /// trailing slash.
     public let baseURL: URL
+    /// Carries every request. Certificate pinning and timeouts are set up there, not here.
     public let transport: any HTTPTransport
     /// Sent as `User-Agent`, which the server shows in the session list.
     public var userAgent: String
 
+    /// A client for the chatterd at `baseURL`. The default transport uses `URLSession.shared`; pass a
+    /// `URLSessionTransport` over a session of your own to pin the server's key.
     public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), userAgent: String = "ChatterKit/\(ChatterKit.version)") {
         self.baseURL = baseURL
         self.transport = transport

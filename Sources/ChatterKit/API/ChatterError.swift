@@ -15,6 +15,8 @@ public enum SignOutReason: String, Sendable, Equatable, Codable {
     case accountDeleted
 }
 
+/// Every error the SDK throws. Only `.signedOut` means the session is gone: after `.network`, `.storage`,
+/// `.rateLimited` or `.server` the user is still signed in, and the UI can offer to try again.
 public enum ChatterError: Error, Sendable, Equatable {
     /// There is no session; sign in first.
     case notSignedIn

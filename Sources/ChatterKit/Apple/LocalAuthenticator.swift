@@ -5,8 +5,10 @@ import LocalAuthentication
 /// Face ID / Touch ID with the device passcode as fallback (`deviceOwnerAuthentication`). Not on watchOS,
 /// where LocalAuthentication has no biometry to report.
 public struct LocalAuthenticator: DeviceAuthenticator {
+    /// An authenticator that asks LocalAuthentication at each call.
     public init() {}
 
+    /// What the device offers now; `.none` when no passcode is set, so `BiometricGate` does not lock.
     public func availableKind() -> BiometryKind {
         let context = LAContext()
         var error: NSError?
@@ -22,6 +24,8 @@ public struct LocalAuthenticator: DeviceAuthenticator {
         }
     }
 
+    /// Shows the system prompt with `reason`. A cancel (by the user, the app or the system) is `.cancelled`; too
+    /// many failed attempts are `.lockedOut`.
     public func authenticate(reason: String) async -> AuthenticationOutcome {
         let context = LAContext()
         do {

@@ -6,12 +6,17 @@ import Security
 /// checks and its public key must hash (SHA-256 over the SubjectPublicKeyInfo, base64) to one of
 /// `pins`, the value chatterd prints at start. Pass it as the delegate of the session the transport uses.
 public final class PinnedSessionDelegate: NSObject, URLSessionDelegate, Sendable {
+    /// The keys accepted: each the base64 SHA-256 of a SubjectPublicKeyInfo, as chatterd prints it at start. Add
+    /// the next key's pin before the server changes keys. Only P-256, P-384 and RSA-2048 keys can match.
     public let pins: Set<String>
 
+    /// A delegate that accepts only servers whose key hashes to one of `pins`.
     public init(pins: Set<String>) {
         self.pins = pins
     }
 
+    /// Accepts the server only when the system trusts its certificate and the key of its leaf matches a pin, and
+    /// cancels the connection otherwise. Other challenges get the default handling.
     public func urlSession(
         _ session: URLSession, didReceive challenge: URLAuthenticationChallenge
     ) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {

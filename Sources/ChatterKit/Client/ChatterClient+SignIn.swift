@@ -8,35 +8,52 @@ extension ChatterClient {
         return await sessions.signIn(course: response)
     }
 
+    /// Native sign-in with a Google ID token: a session that refreshes, unlike `addUser`'s chatterID. Pass the raw
+    /// `nonce` when the app asked Google to embed its hash. A refused token throws `ChatterError.server` with
+    /// status 401, and its body names the check that failed.
     @discardableResult
     public func signInWithGoogle(idToken: String, clientID: String, nonce: String? = nil) async throws -> AuthSession {
         try await signIn(NativePath.google, GoogleSignInRequest(idToken: idToken, clientID: clientID, nonce: nonce))
     }
 
+    /// Native sign-in with Sign in with Apple's identity token. `AppleSignInFlow` builds the request and keeps
+    /// Apple's once-only name and email until this succeeds.
     @discardableResult
     public func signInWithApple(_ request: AppleSignInRequest) async throws -> AuthSession {
         try await signIn(NativePath.apple, request)
     }
 
+    /// Emails a 6-digit code to `email`, for `verifyEmailCode`, `signUp` or `resetPassword`, and sends the device
+    /// token kept from an earlier sign-in to the address. The answer says how many seconds to wait before asking
+    /// again; asking sooner throws `ChatterError.rateLimited`.
     public func requestEmailCode(email: String) async throws -> EmailCodeResponse {
         try await api.send("POST", NativePath.emailCode, body: EmailCodeRequest(email: email, deviceToken: await deviceToken(for: email)))
     }
 
+    /// Signs in with the code `requestEmailCode` sent (F3), creating the account on first use. Remembers the email
+    /// for the next sign-in form and keeps the device token chatterd issues for it.
     @discardableResult
     public func verifyEmailCode(email: String, code: String) async throws -> AuthSession {
         try await signIn(NativePath.emailVerify, EmailVerifyRequest(email: email, code: code), email: email)
     }
 
+    /// The server's password rules, for live validation before the user submits. Needs no sign-in.
     public func passwordPolicy() async throws -> PasswordPolicy {
         try await api.send("GET", NativePath.passwordPolicy)
     }
 
+    /// Signs in with email and password (F2). Remembers the email (never the password) and sends the device token
+    /// kept for the address, so failed attempts by others do not lock this device out. After too many failures it
+    /// throws `ChatterError.rateLimited`.
     @discardableResult
     public func signIn(email: String, password: String) async throws -> AuthSession {
         let device = await deviceToken(for: email)
         return try await signIn(NativePath.passwordSignIn, PasswordSignInRequest(email: email, password: password, deviceToken: device), email: email)
     }
 
+    /// Creates a password account with the code `requestEmailCode` emailed to the address (F2); `displayName` nil
+    /// uses the address's local part. On an address that already has a password this replaces it, as
+    /// `resetPassword` does.
     @discardableResult
     public func signUp(email: String, code: String, password: String, displayName: String? = nil) async throws -> AuthSession {
         try await signIn(NativePath.passwordSignUp, PasswordSignUpRequest(email: email, code: code, password: password, displayName: displayName), email: email)

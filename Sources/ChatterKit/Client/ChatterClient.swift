@@ -6,14 +6,20 @@ import FoundationNetworking
 /// Everything an app does with chatterd, over one session manager: sign in by any method, post and read
 /// chatts, list and revoke sessions, sign out.
 public struct ChatterClient: Sendable {
+    /// The stateless API client this one sends through, for routes this type has no method for.
     public let api: ChatterAPI
+    /// The session manager: subscribe to its `events()`, call its `start()` at launch, and sign out through it.
     public let sessions: SessionManager
 
+    /// A client for the server `api` talks to, keeping the session in `store`. `now` is the clock that decides
+    /// expiry (tests pass their own); an access token within `refreshLeeway` seconds of its end is refreshed before
+    /// use. Use one client per server and store: two would refresh the same session on their own.
     public init(api: ChatterAPI, store: any SecretStore, now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60) {
         self.api = api
         sessions = SessionManager(api: api, store: store, now: now, refreshLeeway: refreshLeeway)
     }
 
+    /// A client over an existing session manager, sharing its session and its `api`.
     public init(sessions: SessionManager) {
         api = sessions.api
         self.sessions = sessions
@@ -47,6 +53,8 @@ public struct ChatterClient: Sendable {
 
     // MARK: account and sessions
 
+    /// The signed-in user's profile. A course session has no profile route, so it gets a stand-in with only its
+    /// display name.
     public func me() async throws -> UserProfile {
         try await sessions.authorized { credential, session in
             guard credential.kind == .native else {
@@ -64,6 +72,8 @@ public struct ChatterClient: Sendable {
         }
     }
 
+    /// Ends one of the user's sessions, say a lost phone's, by its `SessionInfo.id` from `activeSessions()`. Native
+    /// sessions only. Revoking this device's own session signs it out at its next request.
     public func revokeSession(id: String) async throws {
         let _: EmptyResponse = try await sessions.authorized { credential, _ in
             try await api.send("DELETE", NativePath.sessions + "/" + Self.queryEscape(id), bearer: try Self.native(credential))

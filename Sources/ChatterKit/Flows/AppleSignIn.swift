@@ -4,10 +4,12 @@ import Observation
 /// A Sign in with Apple nonce: the app passes `hashed` to Apple's request and sends `raw` to chatterd,
 /// which checks that the identity token carries SHA-256(raw), so a stolen token cannot be replayed.
 public struct AppleNonce: Sendable, Equatable {
+    /// The nonce itself, which chatterd receives with the identity token; Apple gets only `hashed`.
     public let raw: String
     /// Lower-case hex SHA-256 of `raw`, as Apple embeds it in the token.
     public let hashed: String
 
+    /// The nonce `raw`, with its hash; `generate(length:)` makes a random one.
     public init(raw: String) {
         self.raw = raw
         hashed = SHA256Digest.hex(Array(raw.utf8))
@@ -24,17 +26,24 @@ public struct AppleNonce: Sendable, Equatable {
 /// Apple's name and email from a first sign-in. Apple sends them once; this record keeps them in secure
 /// storage until chatterd confirms the registration, so a failed request does not lose them.
 public struct PendingAppleRegistration: Codable, Sendable, Equatable {
+    /// Apple's identity token, a JWT, as text.
     public var identityToken: String
+    /// The raw nonce whose hash the token carries.
     public var rawNonce: String
+    /// The name Apple gave on the first sign-in; `nil` when it gave none.
     public var name: NameParts?
+    /// The email Apple gave on the first sign-in (possibly a private relay address); `nil` when it gave none.
     public var email: String?
 }
 
 /// Sign in with Apple (F4) around the system sheet, which the app presents.
 @MainActor @Observable
 public final class AppleSignInFlow {
+    /// The token is on its way to chatterd; the button is disabled.
     public private(set) var isLoading = false
+    /// The last failure, for a banner; `nil` after a cancel, and again when a request starts.
     public private(set) var errorMessage: String?
+    /// The session chatterd issued; `nil` until the sign-in succeeds.
     public private(set) var signedIn: AuthSession?
     /// Apple's details are waiting for the server to confirm them.
     public private(set) var hasPendingRegistration = false
@@ -42,6 +51,7 @@ public final class AppleSignInFlow {
     @ObservationIgnored let client: ChatterClient
     @ObservationIgnored private var nonce: AppleNonce?
 
+    /// A flow signing in to `client`, whose secure storage keeps Apple's details until chatterd has them.
     public init(client: ChatterClient) {
         self.client = client
     }
@@ -80,6 +90,11 @@ public final class AppleSignInFlow {
         return await send(record)
     }
 
+    func fail(message: String?) {
+        nonce = nil
+        errorMessage = message
+    }
+
     private func send(_ record: PendingAppleRegistration) async -> Bool {
         isLoading = true
         errorMessage = nil
@@ -91,7 +106,7 @@ public final class AppleSignInFlow {
             hasPendingRegistration = await pending() != nil
             return true
         } catch {
-            errorMessage = ChatterError.describe(error)
+            errorMessage = ChatterError.banner(for: error)
             return false
         }
     }

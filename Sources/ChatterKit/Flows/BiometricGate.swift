@@ -3,17 +3,25 @@ import Observation
 
 /// What the device offers for local authentication.
 public enum BiometryKind: Sendable, Equatable {
+    /// Neither biometry nor a passcode: nothing to unlock with, so the gate never locks.
     case none
+    /// Touch ID.
     case touchID
+    /// Face ID.
     case faceID
+    /// Optic ID (Apple Vision Pro).
     case opticID
     /// No biometry, but a device passcode.
     case passcodeOnly
 }
 
+/// How an attempt to authenticate ended.
 public enum AuthenticationOutcome: Sendable, Equatable {
+    /// The user proved who they are: the gate unlocks.
     case success
+    /// The user, the app or the system closed the prompt: the gate stays locked, and no message shows.
     case cancelled
+    /// Not recognised: the gate stays locked and the user may try again.
     case failed
     /// Too many failures; the system requires the passcode before biometry works again.
     case lockedOut
@@ -22,7 +30,9 @@ public enum AuthenticationOutcome: Sendable, Equatable {
 /// Face ID / Touch ID / passcode, injected so the policy is testable without a device. On Apple
 /// platforms `LocalAuthenticator` implements it with LocalAuthentication.
 public protocol DeviceAuthenticator: Sendable {
+    /// What the device offers now; `.none` when it can authenticate neither way.
     func availableKind() -> BiometryKind
+    /// Shows the system prompt with `reason` and waits for the user; every ending is an outcome, nothing throws.
     func authenticate(reason: String) async -> AuthenticationOutcome
 }
 
@@ -30,17 +40,26 @@ public protocol DeviceAuthenticator: Sendable {
 /// background longer than the grace period, only when a session exists and the device can authenticate.
 @MainActor @Observable
 public final class BiometricGate {
+    /// Whether the lock is on; off, the gate never locks. Setting it asks for no proof: a settings switch
+    /// turns it off with `disable(reason:)`, which does.
     public var isEnabled: Bool
     /// Seconds in the background that do not require unlocking again.
     public var gracePeriod: TimeInterval
+    /// The content stays covered until `unlock(reason:)` succeeds.
     public private(set) var isLocked: Bool
+    /// How the last attempt ended; `nil` before the first. `message` puts it in words.
     public private(set) var lastOutcome: AuthenticationOutcome?
+    /// Failed attempts since the last success.
     public private(set) var failures = 0
 
     @ObservationIgnored let authenticator: any DeviceAuthenticator
     @ObservationIgnored let now: @Sendable () -> Date
     @ObservationIgnored private var backgroundedAt: Date?
+    /// The launch's session has been seen; later sign-ins do not lock.
+    @ObservationIgnored private var sawLaunchSession = false
 
+    /// An unlocked gate over `authenticator`; `appLaunched(hasSession:)` or `follow(_:)` locks it. `gracePeriod`
+    /// is in seconds; `now` is the clock, which tests replace.
     public init(
         authenticator: any DeviceAuthenticator, isEnabled: Bool = true, gracePeriod: TimeInterval = 300,
         now: @escaping @Sendable () -> Date = Date.init
@@ -62,6 +81,21 @@ public final class BiometricGate {
         isLocked = applies(hasSession: hasSession)
     }
 
+    /// Follows the app's auth state: the session found at launch locks, a sign-in later does not (the
+    /// user has just proved who they are), and a session that ended leaves nothing to protect.
+    public func follow(_ phase: AuthState.Phase) {
+        switch phase {
+        case .starting, .storageUnavailable:
+            return
+        case .signedIn:
+            if !sawLaunchSession { appLaunched(hasSession: true) }
+        case .signedOut, .expired:
+            isLocked = false
+        }
+        sawLaunchSession = true
+    }
+
+    /// The app went to the background: the grace period starts.
     public func appEnteredBackground() {
         backgroundedAt = now()
     }

@@ -6,24 +6,44 @@ import Observation
 /// same post; cancelling the sign-in fails the post cleanly.
 @MainActor @Observable
 public final class ChattFlow {
+    /// What to tell the user at launch about the stored session.
     public enum Advisory: Equatable, Sendable {
         /// "Signed in as …": the stored session is still valid.
         case sessionAvailable(username: String)
         /// "Your session has expired; sign in to post."
         case sessionExpired
+
+        /// The sentence a screen shows.
+        public var message: String {
+            switch self {
+            case .sessionAvailable(let username): return "Signed in as \(username)."
+            case .sessionExpired: return "Your session has expired; sign in to post."
+            }
+        }
     }
 
+    /// The timeline, oldest first, as `/getchatts` returns it.
     public private(set) var chatts: [ChattRow] = []
+    /// Set by `launch()`; `nil` when there is nothing to say (no stored session).
     public private(set) var advisory: Advisory?
+    /// The message being written; `postDraft()` sends it and clears it once posted.
+    public var draft = ""
     /// The UI presents Google sign-in while this is true, then calls `finishSignIn` or `cancelSignIn`.
     public private(set) var isSignInRequested = false
+    /// The sign-in sheet is waiting for the app's Google Sign-In.
+    public private(set) var isSigningIn = false
+    /// A post is on its way (signing in first, when it had to).
     public private(set) var isPosting = false
+    /// The last failure, for a banner; `nil` after a success or a cancellation.
     public private(set) var errorMessage: String?
+    /// The signed-in user's display name, once known.
     public private(set) var username: String?
 
     @ObservationIgnored let client: ChatterClient
     @ObservationIgnored let clientID: String
     @ObservationIgnored private var pendingSignIn: CheckedContinuation<String?, Never>?
+    /// Why the provider gave no token, told to the waiting post instead of "cancelled".
+    @ObservationIgnored private var signInFailure: String?
 
     /// `clientID` is the app's Google OAuth client ID, sent with every ID token.
     public init(client: ChatterClient, clientID: String) {
@@ -44,13 +64,27 @@ public final class ChattFlow {
         }
     }
 
+    /// Fetches the timeline (no sign-in needed).
     public func reload() async {
         do {
             chatts = try await client.courseChatts()
             errorMessage = nil
         } catch {
-            errorMessage = ChatterError.describe(error)
+            errorMessage = ChatterError.banner(for: error)
         }
+    }
+
+    /// Whether the composer's send button works: something to say, and no post on its way.
+    public var canPost: Bool { !isPosting && !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+
+    /// Posts the draft (signing in first if needed) and clears it once posted; a failed post keeps it.
+    @discardableResult
+    public func postDraft() async -> Bool {
+        guard canPost else { return false }
+        let message = draft
+        guard await post(message) else { return false }
+        if draft == message { draft = "" }
+        return true
     }
 
     /// Posts `message`, signing in first when there is no valid session. Returns whether it was posted.
@@ -68,11 +102,11 @@ public final class ChattFlow {
             // The server no longer knows the session: sign in once more and post again.
             guard await signIn() else { return false }
             do { try await client.post(message) } catch {
-                errorMessage = ChatterError.describe(error)
+                errorMessage = ChatterError.banner(for: error)
                 return false
             }
         } catch {
-            errorMessage = ChatterError.describe(error)
+            errorMessage = ChatterError.banner(for: error)
             return false
         }
         await reload()
@@ -86,7 +120,7 @@ public final class ChattFlow {
             advisory = nil
             return true
         } catch {
-            errorMessage = ChatterError.describe(error)
+            errorMessage = ChatterError.banner(for: error)
             return false
         }
     }
@@ -96,6 +130,20 @@ public final class ChattFlow {
         isSignInRequested = false
         pendingSignIn?.resume(returning: idToken)
         pendingSignIn = nil
+    }
+
+    /// The sign-in sheet's button: asks the app's Google Sign-In for an ID token and hands it over. When
+    /// the provider throws, a waiting post fails, saying why unless the user cancelled.
+    public func completeSignIn(using idToken: @MainActor () async throws -> String) async {
+        guard !isSigningIn else { return }
+        isSigningIn = true
+        defer { isSigningIn = false }
+        do {
+            finishSignIn(idToken: try await idToken())
+        } catch {
+            signInFailure = ChatterError.banner(for: error)
+            cancelSignIn()
+        }
     }
 
     /// The user closed the sign-in sheet; a waiting post fails without posting.
@@ -119,7 +167,8 @@ public final class ChattFlow {
         isSignInRequested = true
         let token = await withCheckedContinuation { pendingSignIn = $0 }
         guard let token else {
-            errorMessage = "Sign-in was cancelled; the chatt was not posted."
+            errorMessage = signInFailure.map { "Sign-in failed: \($0)" } ?? "Sign-in was cancelled; the chatt was not posted."
+            signInFailure = nil
             return false
         }
         return await signIn(idToken: token)

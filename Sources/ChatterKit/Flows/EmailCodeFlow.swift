@@ -5,19 +5,28 @@ import Observation
 /// waits out the server's cooldown, counting down.
 @MainActor @Observable
 public final class EmailCodeFlow {
+    /// Where the flow stands.
     public enum Step: Sendable, Equatable {
+        /// Asking for the address.
         case email
+        /// Waiting for the code emailed to `email`.
         case code
+        /// Signed in, with the session chatterd issued.
         case signedIn(AuthSession)
     }
 
+    /// The step to show; `.email` at first.
     public private(set) var step = Step.email
+    /// The address the code goes to, as typed.
     public var email = ""
+    /// The code as typed: digits only, at most 6; anything else is dropped as it is set.
     public var code: String {
         get { codeDigits }
         set { codeDigits = String(newValue.filter(\.isNumber).prefix(6)) }
     }
+    /// A request is on its way; the buttons are disabled.
     public private(set) var isLoading = false
+    /// The last failure, for a banner; `nil` again when the next request starts.
     public private(set) var errorMessage: String?
     /// Whole seconds until another code may be requested; 0 when resend is possible.
     public private(set) var resendCountdown = 0
@@ -39,10 +48,17 @@ public final class EmailCodeFlow {
         self.sleep = sleep
     }
 
+    /// What is wrong with the address, for under the field; `nil` while it is empty or plausible.
     public var emailMessage: String? { email.isEmpty ? nil : FormValidation.emailProblem(email) }
+    /// Whether the email step's button works: a plausible address and no request on its way.
     public var canSendCode: Bool { !isLoading && FormValidation.emailProblem(email) == nil }
+    /// Whether the code step's button works: six digits and no request on its way.
     public var canVerify: Bool { !isLoading && code.count == 6 }
+    /// Whether resend works: on the code step, the cooldown over, no request on its way.
     public var canResend: Bool { !isLoading && step == .code && resendCountdown == 0 }
+
+    /// The resend button's title, counting down while the server's cooldown runs.
+    public var resendTitle: String { resendCountdown > 0 ? "Resend code in \(resendCountdown) s" : "Resend code" }
 
     /// Email step: asks the server to send a code, then shows the code step.
     public func sendCode() async {
@@ -50,12 +66,15 @@ public final class EmailCodeFlow {
         await request()
     }
 
+    /// Clears the code and asks for a new one, which restarts the countdown; does nothing unless `canResend`.
     public func resend() async {
         guard canResend else { return }
         code = ""
         await request()
     }
 
+    /// Sends the code: on success `step` becomes `.signedIn`; a wrong or expired code is cleared and
+    /// `errorMessage` says why. Does nothing unless `canVerify`.
     public func verify() async {
         guard canVerify else { return }
         isLoading = true
@@ -66,7 +85,7 @@ public final class EmailCodeFlow {
             countdown?.cancel()
         } catch {
             code = ""
-            errorMessage = ChatterError.describe(error)
+            errorMessage = ChatterError.banner(for: error)
         }
     }
 
@@ -92,7 +111,7 @@ public final class EmailCodeFlow {
             step = .code
             startCountdown(seconds: answer.resendAfter)
         } catch {
-            errorMessage = ChatterError.describe(error)
+            errorMessage = ChatterError.banner(for: error)
             // Too soon: count down the wait the server named.
             // A code sent moments ago is still in the mailbox, so the code step is where the user goes.
             if case ChatterError.rateLimited(let seconds, _) = error {

@@ -38,8 +38,10 @@ public enum FormValidation {
 /// A rough strength indication: length and variety, with common passwords and repeats marked weak. It
 /// informs the user; the server's policy decides.
 public enum PasswordStrength: Int, Sendable, Comparable, CaseIterable {
+    /// One of four strengths, weakest first: weak, fair, good, strong.
     case weak, fair, good, strong
 
+    /// Weaker before stronger.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     static let common: Set<String> = [
@@ -49,6 +51,20 @@ public enum PasswordStrength: Int, Sendable, Comparable, CaseIterable {
 
     static func isCommon(_ password: String) -> Bool { common.contains(password.lowercased()) }
 
+    /// The word a strength meter shows.
+    public var label: String {
+        switch self {
+        case .weak: return "Weak"
+        case .fair: return "Fair"
+        case .good: return "Good"
+        case .strong: return "Strong"
+        }
+    }
+
+    /// How full a strength meter is, from 0.25 (weak) to 1 (strong).
+    public var fraction: Double { Double(rawValue + 1) / Double(Self.allCases.count) }
+
+    /// Estimates `password`'s strength.
     public static func estimate(_ password: String) -> PasswordStrength {
         if password.isEmpty || isCommon(password) || Set(password).count <= 2 { return .weak }
         var classes = 0

@@ -5,14 +5,19 @@ import Observation
 /// submit is possible only when every field is valid; the password rules come from the server.
 @MainActor @Observable
 public final class PasswordForm {
+    /// What submit does.
     public enum Mode: Sendable, Equatable {
+        /// Sign in to an existing account.
         case signIn
         /// New account: the address is proven with an emailed code first.
         case signUp
     }
 
+    /// Sign in or create an account; `switchMode()` switches it.
     public var mode: Mode
+    /// The address, as typed; `load()` fills in the remembered one.
     public var email = "" { didSet { emailEdited = true } }
+    /// The password, as typed; cleared once a submit succeeds.
     public var password = "" { didSet { passwordEdited = true } }
     /// The emailed code, for sign-up.
     public var code: String {
@@ -20,16 +25,22 @@ public final class PasswordForm {
         set { codeDigits = String(newValue.filter(\.isNumber).prefix(6)) }
     }
     private var codeDigits = ""
+    /// Show the password as text instead of dots; `togglePasswordVisibility()` flips it.
     public var isPasswordVisible = false
+    /// The server's password rules; `nil` until `load()` has them, and creating an account waits for them.
     public private(set) var policy: PasswordPolicy?
+    /// A request is on its way; show a spinner.
     public private(set) var isLoading = false
+    /// The last failure, for a banner; `nil` again when the next request starts or the mode changes.
     public private(set) var errorBanner: String?
+    /// The session, once signed in or signed up; `nil` until then.
     public private(set) var signedIn: AuthSession?
     private var emailEdited = false
     private var passwordEdited = false
 
     @ObservationIgnored let client: ChatterClient
 
+    /// A form over `client`, starting in `mode`.
     public init(client: ChatterClient, mode: Mode = .signIn) {
         self.client = client
         self.mode = mode
@@ -44,12 +55,15 @@ public final class PasswordForm {
         do {
             policy = try await client.passwordPolicy()
         } catch {
-            errorBanner = ChatterError.describe(error)
+            errorBanner = ChatterError.banner(for: error)
         }
     }
 
+    /// What is wrong with the address, for under the field; `nil` until the user has typed in it.
     public var emailMessage: String? { emailEdited ? FormValidation.emailProblem(email) : nil }
 
+    /// What is wrong with the password, for under the field; `nil` until the user has typed in it.
+    /// Signing in asks only for a password; signing up checks it against `policy`.
     public var passwordMessage: String? {
         guard passwordEdited else { return nil }
         return passwordProblem
@@ -62,12 +76,27 @@ public final class PasswordForm {
         return FormValidation.passwordProblem(password, policy: policy, email: email)
     }
 
+    /// The strength meter's value while creating an account; `nil` when signing in or while empty.
     public var strength: PasswordStrength? { mode == .signUp && !password.isEmpty ? PasswordStrength.estimate(password) : nil }
 
+    /// Whether submit works: every field valid (and, to sign up, a 6-digit code), no request on its way.
     public var canSubmit: Bool {
         !isLoading && FormValidation.emailProblem(email) == nil && passwordProblem == nil && (mode == .signIn || code.count == 6)
     }
 
+    /// The submit button's title.
+    public var submitTitle: String { mode == .signIn ? "Sign In" : "Create Account" }
+
+    /// Switches between signing in and creating an account; the other mode's error no longer applies.
+    public func switchMode() {
+        mode = mode == .signIn ? .signUp : .signIn
+        errorBanner = nil
+    }
+
+    /// The title of the button that switches mode.
+    public var switchModeTitle: String { mode == .signIn ? "New here? Create an account" : "Have an account? Sign in" }
+
+    /// Shows or hides the password.
     public func togglePasswordVisibility() { isPasswordVisible.toggle() }
 
     /// Sends the sign-up code to the address in the form.
@@ -79,6 +108,8 @@ public final class PasswordForm {
         await run { _ = try await self.client.requestEmailCode(email: self.email) }
     }
 
+    /// Signs in or creates the account, by `mode`; returns whether it did. With a field invalid it
+    /// sends nothing and shows every field's message.
     @discardableResult
     public func submit() async -> Bool {
         guard canSubmit else {
@@ -102,6 +133,6 @@ public final class PasswordForm {
         isLoading = true
         errorBanner = nil
         defer { isLoading = false }
-        do { try await work() } catch { errorBanner = ChatterError.describe(error) }
+        do { try await work() } catch { errorBanner = ChatterError.banner(for: error) }
     }
 }

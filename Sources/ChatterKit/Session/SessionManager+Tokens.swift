@@ -2,7 +2,10 @@ import Foundation
 
 /// The token a request carries, and which API it belongs to.
 public struct SessionCredential: Sendable, Equatable {
+    /// The bearer token (native) or the chatterID (course). It is a secret: never log it.
     public var accessToken: String
+    /// Which API the token is for: a native token goes in `Authorization: Bearer`, a chatterID in the course API's
+    /// body.
     public var kind: AuthSession.Kind
 }
 

@@ -4,6 +4,7 @@ import Foundation
 /// many requests need it), stores rotated tokens before anything else, and signs out only when the server
 /// says the session is over. Publishes every change as `AuthEvent`s.
 public actor SessionManager {
+    /// The API the manager refreshes and signs out through.
     public nonisolated let api: ChatterAPI
     let store: any SecretStore
     let now: @Sendable () -> Date
@@ -23,6 +24,9 @@ public actor SessionManager {
     /// The last storage failure, for an app that wants to warn that the session lives only in memory.
     public private(set) var storageProblem: StorageError?
 
+    /// A manager keeping the session in `store`; `ChatterClient.init(api:store:now:refreshLeeway:)` makes one for
+    /// you. `now` decides expiry; `refreshLeeway` is in seconds. Use one manager per store: two would refresh the
+    /// same session on their own.
     public init(api: ChatterAPI, store: any SecretStore, now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60) {
         self.api = api
         self.store = store
@@ -65,6 +69,7 @@ public actor SessionManager {
         }
     }
 
+    /// The signed-in session, or nil, as held in memory: nil until `start()` (or a request) has read storage.
     public var currentSession: AuthSession? { session?.publicView }
 
     /// The state, reading storage first if nothing has been read yet.

@@ -51,6 +51,7 @@ struct StoredSession: Codable, Sendable, Equatable {
 
 /// A session as apps see it: who is signed in and until when, without the tokens.
 public struct AuthSession: Sendable, Equatable {
+    /// Which API issued a session; it decides how the session is used and renewed.
     public enum Kind: String, Codable, Sendable {
         /// A chatterID from the course API's `/adduser`: fixed lifetime, no refresh.
         case course
@@ -58,7 +59,9 @@ public struct AuthSession: Sendable, Equatable {
         case native
     }
 
+    /// How far a session's tokens have run, judged with the refresh leeway.
     public enum Status: String, Sendable, Equatable {
+        /// The access token has more than the refresh leeway left.
         case valid
         /// The access token ends soon or has ended; a native session refreshes on its next use.
         case expiring
@@ -66,11 +69,18 @@ public struct AuthSession: Sendable, Equatable {
         case expired
     }
 
+    /// A course chatterID or a native token pair.
     public var kind: Kind
+    /// The display name to show, as in "Signed in as …".
     public var username: String
+    /// The profile chatterd sent at sign-in or at the last refresh; nil for a course session.
     public var user: UserProfile?
+    /// This session's id, as `SessionInfo.id` lists it, to mark it in a session list; nil for a course session.
     public var sessionID: String?
+    /// When the access token (or chatterID) ends; a native session refreshes itself shortly before.
     public var accessExpiresAt: Date
+    /// The native session's absolute end, which no refresh goes past; nil for a course session, which ends at
+    /// `accessExpiresAt`.
     public var refreshExpiresAt: Date?
 }
 
@@ -78,14 +88,19 @@ public struct AuthSession: Sendable, Equatable {
 public enum AuthEvent: Sendable, Equatable {
     /// The state found at start (or at the moment a listener subscribed).
     case initialSession(LaunchState)
+    /// A sign-in by any method succeeded.
     case signedIn(AuthSession)
+    /// The tokens were rotated; the session carries the new expiry dates and the current profile.
     case refreshed(AuthSession)
+    /// The session is gone from this device: the user signed out, or the server ended it. Show sign-in.
     case signedOut(SignOutReason)
 }
 
 /// What the stored session looks like at launch, for the "session available / expired" advisory.
 public enum LaunchState: Sendable, Equatable {
+    /// No session is stored: show sign-in.
     case signedOut
+    /// A session whose access token has more than the refresh leeway left.
     case valid(AuthSession)
     /// Usable: a native session refreshes before its next request.
     case expiring(AuthSession)

@@ -11,8 +11,10 @@ import Darwin
 /// machine with no reachable keyring. Writes go to a temporary file that is synced and renamed over the
 /// old one, so a crash leaves either the old value or the new one, never a torn file.
 public struct FileStore: SecretStore {
+    /// Where the files are kept; created with mode 0700 at the first write.
     public let directory: String
 
+    /// A store in `directory`, a path (`~` is not expanded). Nothing is created before the first write.
     public init(directory: String) {
         self.directory = directory
     }
@@ -22,6 +24,7 @@ public struct FileStore: SecretStore {
         return (directory as NSString).appendingPathComponent(safe)
     }
 
+    /// The file's contents, or nil when there is no file. Throws `.denied` when permissions forbid reading it.
     public func read(_ key: String) async throws(StorageError) -> Data? {
         let file = path(key)
         let fd = open(file, O_RDONLY | O_CLOEXEC)
@@ -41,6 +44,7 @@ public struct FileStore: SecretStore {
         return data
     }
 
+    /// Writes a temporary file (mode 0600), syncs it and renames it over the old one.
     public func write(_ data: Data, for key: String) async throws(StorageError) {
         try ensureDirectory()
         let file = path(key)
@@ -67,6 +71,7 @@ public struct FileStore: SecretStore {
         }
     }
 
+    /// Removes the file; a missing file is not an error.
     public func delete(_ key: String) async throws(StorageError) {
         if unlink(path(key)) != 0, errno != ENOENT { throw Self.error(errno, "cannot delete \(path(key))") }
     }

@@ -8,6 +8,7 @@ import Foundation
 /// cleared only when it can be read now, never from an extension, and the marker is set only once the
 /// clearing succeeded.
 public enum FirstRunGuard {
+    /// The UserDefaults key whose presence says this install has been set up.
     public static let markerKey = "ChatterKit.installed"
 
     /// Clears `keys` on the first run of this install, then sets the marker. If the store cannot be

@@ -9,10 +9,13 @@ import Glibc
 public struct SecretServiceStore: SecretStore {
     /// Groups the items; use something unique to the app and server.
     public let service: String
+    /// The `secret-tool` executable (Debian and Ubuntu package `libsecret-tools`); without it every call throws
+    /// `.unavailable`.
     public let tool: String
     /// A locked keyring may want to show an unlock prompt; with no one to answer it the call would hang.
     public var timeout: Duration
 
+    /// A store whose items are filed under `service`. `timeout` bounds each `secret-tool` call.
     public init(service: String, tool: String = "/usr/bin/secret-tool", timeout: Duration = .seconds(10)) {
         self.service = service
         self.tool = tool
@@ -29,6 +32,8 @@ public struct SecretServiceStore: SecretStore {
         }
     }
 
+    /// The item's data, or nil when the keyring has none. Throws `.unavailable` when no keyring answers in time,
+    /// `.denied` when the user dismisses its unlock prompt.
     public func read(_ key: String) async throws(StorageError) -> Data? {
         let result = try await run(["lookup", "service", service, "account", key])
         if result.status == 1, result.error.isEmpty { return nil }
@@ -38,12 +43,14 @@ public struct SecretServiceStore: SecretStore {
         return data
     }
 
+    /// Stores the value in the keyring (as base64 text), replacing the old one.
     public func write(_ data: Data, for key: String) async throws(StorageError) {
         let result = try await run(
             ["store", "--label=\(service) \(key)", "service", service, "account", key], input: Data(data.base64EncodedString().utf8))
         guard result.status == 0 else { throw Self.failure(result) }
     }
 
+    /// Removes the item; a missing item is not an error.
     public func delete(_ key: String) async throws(StorageError) {
         let result = try await run(["clear", "service", service, "account", key])
         // `clear` exits 1 with nothing on stderr when there was nothing to remove.

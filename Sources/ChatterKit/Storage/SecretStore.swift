@@ -17,9 +17,11 @@ public protocol SecretStore: Sendable {
 }
 
 extension SecretStore {
+    /// Throws nothing: the default for stores whose reads report unavailable storage themselves.
     public func checkAvailable() async throws(StorageError) {}
 }
 
+/// Why secure storage failed. None of these signs the user out; only `.unavailable` is worth retrying unchanged.
 public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Cannot be reached right now (device locked, keyring locked or not running, missing entitlement).
     /// Retrying later may work; the user stays signed in.
@@ -31,6 +33,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Anything else, with what the store reported.
     case failed(String)
 
+    /// A sentence for a person, with what the store reported.
     public var description: String {
         switch self {
         case .unavailable(let text): return "Secure storage is unavailable right now: \(text)"
@@ -43,6 +46,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// The keys ChatterKit stores under.
 public enum StoreKey {
+    /// The signed-in session: its tokens and expiry dates, as JSON.
     public static let session = "session"
     /// The signed-in email, kept so the form can fill it in on the next launch (F2). Never the password.
     public static let email = "email"

@@ -6,14 +6,19 @@ import FoundationNetworking
 /// The default transport for apps: URLSession, whose TLS trust (and, on Apple platforms, pinning through
 /// a session delegate) the app configures on the session it passes in.
 public struct URLSessionTransport: HTTPTransport {
+    /// The session requests go through; give it a `PinnedSessionDelegate` to pin the server's key.
     public let session: URLSession
+    /// Seconds a request may take before it fails as a network error.
     public var timeout: TimeInterval
 
+    /// A transport over `session` (`URLSession.shared` by default) with a `timeout` in seconds for each request.
     public init(session: URLSession = .shared, timeout: TimeInterval = 30) {
         self.session = session
         self.timeout = timeout
     }
 
+    /// Sends the request with `session`; header names in the answer are lower-cased. Throws URLSession's error when
+    /// no answer arrives.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method

@@ -8,9 +8,15 @@ import Security
 /// Security calls come in through `KeychainFunctions`, so this code (query building and status mapping)
 /// is compiled and tested on Linux against a stand-in, and runs against the real framework on Apple.
 public struct KeychainStore: SecretStore {
+    /// When items can be read. Every choice is a ThisDeviceOnly class: items never move to another device, not even
+    /// through a backup.
     public enum Accessibility: Sendable, Equatable {
+        /// From the first unlock after a restart on, so the session refreshes in the background while the device is
+        /// locked. The default.
         case afterFirstUnlockThisDeviceOnly
+        /// Only while the device is unlocked: a request from the background while locked throws `.unavailable`.
         case whenUnlockedThisDeviceOnly
+        /// Only while unlocked, and only while a passcode is set: removing the passcode deletes the items.
         case whenPasscodeSetThisDeviceOnly
 
         var constant: String {
@@ -30,15 +36,22 @@ public struct KeychainStore: SecretStore {
         case biometryCurrentSet
     }
 
+    /// Groups this store's items (`kSecAttrService`); use something unique to the app and server, such as the
+    /// bundle identifier.
     public let service: String
+    /// A keychain access group shared with the app's extensions, or nil for the app's own items.
     public let accessGroup: String?
+    /// When the items can be read. It is set on every write, so items written before keep their class until rewritten.
     public let accessibility: Accessibility
+    /// Who must be present to read an item, or nil for no prompt. With it, reading the session may ask for Face ID.
     public let accessControl: AccessControl?
     /// The iOS-style keychain, which honours ThisDeviceOnly and access control. A command-line tool on
     /// macOS has no keychain entitlement for it and uses the login keychain instead (false).
     public let dataProtectionKeychain: Bool
     let functions: KeychainFunctions
 
+    /// A store that makes its Security calls through `functions`: `.system` on Apple platforms, a stand-in in
+    /// tests.
     public init(
         service: String, accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
         accessControl: AccessControl? = nil, dataProtectionKeychain: Bool = true, functions: KeychainFunctions
@@ -80,6 +93,8 @@ public struct KeychainStore: SecretStore {
         return attributes
     }
 
+    /// The item's data, or nil when there is none. A "not found" while protected data cannot be read throws
+    /// `.unavailable` instead, so a device before its first unlock never reads as signed out.
     public func read(_ key: String) async throws(StorageError) -> Data? {
         var query = itemQuery(key)
         query[kSecReturnData as String] = true
@@ -96,6 +111,8 @@ public struct KeychainStore: SecretStore {
         return data
     }
 
+    /// Adds the item, or updates it in place, so a failure never leaves no item at all. Throws
+    /// `.protectionUnavailable`, writing nothing, when `accessControl` cannot be set up.
     public func write(_ data: Data, for key: String) async throws(StorageError) {
         let attributes = try writeAttributes(data)
         let query = itemQuery(key)
@@ -105,6 +122,7 @@ public struct KeychainStore: SecretStore {
         guard status == errSecSuccess else { throw Self.error(status) }
     }
 
+    /// Removes the item; a missing item is not an error.
     public func delete(_ key: String) async throws(StorageError) {
         let status = functions.delete(itemQuery(key))
         guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.error(status) }
@@ -135,15 +153,20 @@ public struct KeychainStore: SecretStore {
 /// The Security calls `KeychainStore` makes. On Apple platforms `.system` calls the framework; tests on
 /// Linux pass a stand-in with the same semantics.
 public struct KeychainFunctions: Sendable {
+    /// `SecItemAdd` with these attributes; returns its OSStatus.
     public var add: @Sendable (_ attributes: [String: Any]) -> Int32
+    /// `SecItemCopyMatching` for one item: its OSStatus and the item's data, if any.
     public var copyMatching: @Sendable (_ query: [String: Any]) -> (Int32, Data?)
+    /// `SecItemUpdate` of the items `query` matches; returns its OSStatus.
     public var update: @Sendable (_ query: [String: Any], _ attributes: [String: Any]) -> Int32
+    /// `SecItemDelete` of the items `query` matches; returns its OSStatus.
     public var delete: @Sendable (_ query: [String: Any]) -> Int32
     /// A `SecAccessControl` for the accessibility constant and flag, or nil when it cannot be created.
     public var createAccessControl: @Sendable (_ accessibility: String, _ control: KeychainStore.AccessControl) -> AnyObject?
     /// Whether items of this accessibility class can be read now (data protection has their key).
     public var protectedDataAvailable: @Sendable (_ accessibility: String) -> Bool
 
+    /// A set of functions, for a test stand-in; apps use `.system`.
     public init(
         add: @escaping @Sendable ([String: Any]) -> Int32,
         copyMatching: @escaping @Sendable ([String: Any]) -> (Int32, Data?),

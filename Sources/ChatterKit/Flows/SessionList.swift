@@ -1,0 +1,105 @@
+import Foundation
+import Observation
+
+/// The user's signed-in devices (F5), with revoke. Revoking this device's own session signs it out
+/// properly (on the server and here), so the list never offers a way to strand the app half signed in.
+@MainActor @Observable
+public final class SessionList {
+    /// One session as a row shows it.
+    public struct Row: Identifiable, Equatable, Sendable {
+        /// The session's ID, which `revoke(_:)` sends.
+        public let id: String
+        /// A short device name read from the session's user agent, such as "iPhone" or "chatter (terminal)".
+        public let device: String
+        /// When the session signed in.
+        public let createdAt: Date
+        /// When the session last made a request.
+        public let lastUsedAt: Date
+        /// The session this app is using.
+        public let isCurrent: Bool
+
+        /// Makes a row from the server's description of a session.
+        public init(_ info: SessionInfo) {
+            id = info.id
+            device = Self.deviceName(userAgent: info.userAgent)
+            createdAt = Date(timeIntervalSince1970: info.createdAt)
+            lastUsedAt = Date(timeIntervalSince1970: info.lastUsedAt)
+            isCurrent = info.current
+        }
+
+        /// "Signed in 3 Nov 2026 · used 5 minutes ago", in the user's locale.
+        public var detail: String {
+            let relative = Date.RelativeFormatStyle(presentation: .numeric, unitsStyle: .wide)
+            let used = Date().timeIntervalSince(lastUsedAt) < 60 ? "just now" : relative.format(lastUsedAt)
+            return "Signed in \(createdAt.formatted(date: .abbreviated, time: .omitted)) · used \(used)"
+        }
+
+        /// A person's name for the device behind a user agent; the full string means little to them.
+        public static func deviceName(userAgent: String?) -> String {
+            guard let agent = userAgent, !agent.isEmpty else { return "Unknown device" }
+            let known: [(marker: String, name: String)] = [
+                ("chatter/", "chatter (terminal)"), ("ChatterKit/", "Chatter app"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Watch", "Apple Watch"),
+                ("Android", "Android"), ("Macintosh", "Mac"), ("Mac OS X", "Mac"), ("Windows", "Windows"), ("CrOS", "Chromebook"),
+                ("Linux", "Linux"), ("CFNetwork", "Apple device"),
+            ]
+            return known.first { agent.contains($0.marker) }?.name ?? "Unknown device"
+        }
+    }
+
+    /// This device first, then the most recently used.
+    public private(set) var rows: [Row] = []
+    /// A load is on its way.
+    public private(set) var isLoading = false
+    /// The last failure, for a banner.
+    public private(set) var errorMessage: String?
+    /// Sessions whose revocation is on its way; their buttons are disabled.
+    public private(set) var revoking: Set<String> = []
+    /// This device's session was revoked from the list: the app is signed out.
+    public private(set) var signedOutHere = false
+
+    @ObservationIgnored let client: ChatterClient
+
+    /// A list over `client`'s session.
+    public init(client: ChatterClient) {
+        self.client = client
+    }
+
+    /// Fetches the sessions; call when the screen appears and on pull to refresh.
+    public func load() async {
+        isLoading = true
+        defer { isLoading = false }
+        do {
+            rows = try await client.activeSessions().map(Row.init).sorted {
+                $0.isCurrent != $1.isCurrent ? $0.isCurrent : $0.lastUsedAt > $1.lastUsedAt
+            }
+            errorMessage = nil
+        } catch {
+            errorMessage = ChatterError.banner(for: error)
+        }
+    }
+
+    /// Whether the row's revoke button works.
+    public func canRevoke(_ row: Row) -> Bool { !revoking.contains(row.id) && !signedOutHere }
+
+    /// The revoke button's title: signing this device out is said as such.
+    public func revokeTitle(for row: Row) -> String { row.isCurrent ? "Sign out" : "Revoke" }
+
+    /// Ends the session; the row goes once the server confirms. This device's own row signs out here too.
+    public func revoke(_ row: Row) async {
+        guard canRevoke(row) else { return }
+        revoking.insert(row.id)
+        defer { revoking.remove(row.id) }
+        do {
+            if row.isCurrent {
+                try await client.sessions.signOut()
+                signedOutHere = true
+            } else {
+                try await client.revokeSession(id: row.id)
+            }
+            rows.removeAll { $0.id == row.id }
+            errorMessage = nil
+        } catch {
+            errorMessage = ChatterError.banner(for: error)
+        }
+    }
+}

@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "ChatterWire", targets: ["ChatterWire"]),
         .library(name: "ChatterKit", targets: ["ChatterKit"]),
+        .library(name: "ChatterUI", targets: ["ChatterUI"]),
         .library(name: "ChatterServer", targets: ["ChatterServer"]),
         .executable(name: "chatterd", targets: ["chatterd"]),
         .executable(name: "chatter", targets: ["chatter"]),
@@ -88,6 +89,9 @@ let package = Package(
 
         // The client SDK depends on Foundation only, so apps do not pull in NIO.
         .target(name: "ChatterKit", dependencies: ["ChatterWire"], swiftSettings: strict),
+        // SwiftUI screens over ChatterKit's view models; every file is Apple-only, so elsewhere it builds to
+        // nothing. `.ci/apple-typecheck` checks it on Linux against Tests/AppleStandIn.
+        .target(name: "ChatterUI", dependencies: ["ChatterKit"], swiftSettings: strict),
         // The terminal client: async-http-client (with NIOSSL for the trusted certificate and the pin) lives
         // here only, never in ChatterKit.
         .executableTarget(

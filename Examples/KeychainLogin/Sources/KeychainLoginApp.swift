@@ -1,0 +1,22 @@
+import ChatterKit
+import ChatterUI
+import SwiftUI
+
+/// Email and password sign-in (F2), skipped when the Keychain holds a session: `AuthGate` shows the form
+/// or the signed-in screen by the auth state.
+@main
+struct KeychainLoginApp: App {
+    @State private var auth = AuthState(sessions: AppClient.shared.sessions)
+
+    var body: some Scene {
+        WindowGroup {
+            Prepared {
+                AuthGate(auth: auth) {
+                    SignInScreen()
+                } content: { session in
+                    SignedInScreen(session: session)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ChatterKit
+import ChatterUI
+import SwiftUI
+#if os(iOS)
+import UIKit
+#endif
+
+/// A signed-in app behind Face ID or Touch ID (F5): email and password sign-in, then the sessions and
+/// the account, locked at launch and after five minutes in the background while a session is stored.
+@main
+struct SecureSignInApp: App {
+    @State private var auth = AuthState(sessions: AppClient.shared.sessions)
+    @State private var gate = BiometricGate(authenticator: LocalAuthenticator())
+
+    var body: some Scene {
+        WindowGroup {
+            Prepared {
+                // The lock wraps the gate, not only the signed-in content: it must see the session the app
+                // launched with (which locks) apart from a sign-in made here (which does not).
+                AuthGate(auth: auth) {
+                    SignInScreen()
+                } content: { _ in
+                    SignedInTabs()
+                }
+                .biometricLock(gate, auth: auth)
+                #if os(iOS)
+                // Launched before the first unlock (iOS prewarms apps), the Keychain cannot be read yet:
+                // read the session again once it can.
+                .task {
+                    for await _ in NotificationCenter.default.notifications(named: UIApplication.protectedDataDidBecomeAvailableNotification) {
+                        await auth.retryStorage()
+                    }
+                }
+                #endif
+            }
+        }
+    }
+}

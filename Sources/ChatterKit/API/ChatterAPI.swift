@@ -74,10 +74,11 @@ public struct ChatterAPI: Sendable {
 
     /// URLSession reports a cancelled task as `URLError(.cancelled)`, not `CancellationError`: a SwiftUI
     /// `.task` that goes away must read as cancelled, not as "Cannot reach the server". Any failure of a
-    /// task that has been cancelled is its cancellation.
+    /// task that has been cancelled is its cancellation. `URLError(.cancelled)` in a task nobody cancelled
+    /// is not: URLSession also says it when a delegate refused the server (a pin that does not match), and
+    /// the user must hear about that.
     static func isCancellation(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
-        if let error = error as? URLError, error.code == .cancelled { return true }
         return Task.isCancelled && !(error is ChatterError)
     }
 

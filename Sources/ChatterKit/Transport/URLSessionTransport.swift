@@ -24,12 +24,27 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await session.data(for: urlRequest)
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch let error as URLError where error.code == .cancelled && !Task.isCancelled && refusesUnpinnedServers {
+            // The pinning delegate cancelled the TLS challenge: the server's key matches no pin.
+            throw URLError(.serverCertificateUntrusted)
+        }
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
         return TransportResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// Whether the session's delegate pins the server's key, so that a cancelled challenge means a refused key.
+    var refusesUnpinnedServers: Bool {
+        #if canImport(Security)
+        return session.delegate is PinnedSessionDelegate
+        #else
+        return false
+        #endif
     }
 }

@@ -32,7 +32,6 @@ public struct GoogleSignInSheet: View {
                         .frame(maxWidth: .infinity)
                 }
                 .buttonStyle(.borderedProminent)
-                .controlSize(.large)
                 .disabled(flow.isSigningIn)
                 if flow.isSigningIn { ProgressView() }
             }

@@ -24,7 +24,6 @@ extension View {
     public func disabled(_ disabled: Bool) -> some View { _Modified(self) }
     public func buttonStyle<S: PrimitiveButtonStyle>(_ style: S) -> some View { _Modified(self) }
     public func labelStyle<S: LabelStyle>(_ style: S) -> some View { _Modified(self) }
-    public func controlSize(_ controlSize: ControlSize) -> some View { _Modified(self) }
     public func autocorrectionDisabled(_ disable: Bool = true) -> some View { _Modified(self) }
 
     public func accessibilityLabel(_ label: Text) -> some View { _Modified(self) }

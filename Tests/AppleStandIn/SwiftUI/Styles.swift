@@ -88,7 +88,6 @@ extension LabelStyle where Self == TitleOnlyLabelStyle {
     public static var titleOnly: TitleOnlyLabelStyle { TitleOnlyLabelStyle() }
 }
 
-public enum ControlSize: Hashable, Sendable { case mini, small, regular, large, extraLarge }
 
 public struct Edge {
     public struct Set: OptionSet, Sendable {

@@ -11,11 +11,13 @@ import Testing
         func send(_ request: TransportRequest) async throws -> TransportResponse { throw error }
     }
 
-    /// Waits until its task is cancelled, then fails as a socket torn down under it would.
+    /// Waits until its task is cancelled, then fails as a socket torn down under it would (or, with
+    /// `.cancelled`, as URLSession reports a cancelled task).
     struct TornDownTransport: HTTPTransport {
+        var code = URLError.Code.networkConnectionLost
         func send(_ request: TransportRequest) async throws -> TransportResponse {
             while !Task.isCancelled { await Task.yield() }
-            throw URLError(.networkConnectionLost)
+            throw URLError(code)
         }
     }
 
@@ -30,8 +32,21 @@ import Testing
     }
 
     @Test func urlSessionsCancellationIsCancelled() async {
-        #expect(await outcome(FailingTransport(error: URLError(.cancelled))) == .cancelled)
+        let task = Task { await outcome(TornDownTransport(code: .cancelled)) }
+        task.cancel()
+        #expect(await task.value == .cancelled)
         #expect(await outcome(FailingTransport(error: CancellationError())) == .cancelled)
+    }
+
+    /// URLSession also says `.cancelled` when a delegate refused the server (a certificate pin that does not
+    /// match): in a task nobody cancelled, that is a failure the user must see, not nothing.
+    @Test func urlSessionsCancelledInALiveTaskIsAFailureToShow() async {
+        let error = await outcome(FailingTransport(error: URLError(.cancelled)))
+        guard case .network = error else {
+            Issue.record("a request refused under a live task must be shown, got \(String(describing: error))")
+            return
+        }
+        #expect(ChatterError.banner(for: error!) != nil)
     }
 
     @Test func otherFailuresOfALiveTaskAreNetworkErrors() async {

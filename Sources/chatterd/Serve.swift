@@ -23,10 +23,15 @@ struct Serve: AsyncParsableCommand {
         let config: ServerConfiguration
         do { config = try resolve() } catch let error as ConfigurationError { throw ValidationError(error.description) }
         let level = config.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        switch config.logFormat {
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
         }
         let logger = Logger(label: "chatterd")
 

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(GoogleSignIn)
-import GoogleSignIn
+@preconcurrency import GoogleSignIn  // its results are not Sendable; they stay on the main actor here
 import UIKit
 
 /// The Google ID token provider `ChattTimelineView` asks for when a post needs a session: Google's SDK

@@ -26,10 +26,8 @@ struct SecureSignInApp: App {
                 #if os(iOS)
                 // Launched before the first unlock (iOS prewarms apps), the Keychain cannot be read yet:
                 // read the session again once it can.
-                .task {
-                    for await _ in NotificationCenter.default.notifications(named: UIApplication.protectedDataDidBecomeAvailableNotification) {
-                        await auth.retryStorage()
-                    }
+                .onReceive(NotificationCenter.default.publisher(for: UIApplication.protectedDataDidBecomeAvailableNotification)) { _ in
+                    Task { await auth.retryStorage() }
                 }
                 #endif
             }

@@ -14,6 +14,7 @@ public enum ChatterApp {
         // Validated with the rest of the configuration; an invalid list trusts no one.
         router.add(middleware: ClientAddressMiddleware(proxies: (try? TrustedProxies(configuration.trustedProxies)) ?? .none))
         router.get("health") { _, _ in HealthRoute.response }
+        Readiness(store: services.store, google: services.google, apple: services.apple).register(on: router)
         let timeline = Timeline(store: services.store)
         let authenticator = Authenticator(sessions: services.sessions)
         CourseRoutes(services: services, timeline: timeline, allowAnonymousPosting: configuration.allowAnonymousPosting).register(on: router)

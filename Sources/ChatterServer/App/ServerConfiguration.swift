@@ -29,6 +29,7 @@ public struct ServerConfiguration: Sendable {
     }
     public var allowAnonymousPosting = false
     public var logLevel = Logger.Level.info
+    public var logFormat = LogFormat.text
     public var googleNonce = IdentityProvider.NonceForm.sha256
     /// The app's bundle ID and any Services IDs Sign in with Apple tokens are issued to.
     public var appleClientIDs: [String] = []

@@ -124,6 +124,10 @@ extension ServerConfiguration {
             $0.logLevel = $1
         },
         .value(
+            "log-format", "CHATTERD_LOG_FORMAT", "text|json", default: "`text`", "`json`: one JSON object per line, for a log collector",
+            parse: { LogFormat(rawValue: $0) }
+        ) { $0.logFormat = $1 },
+        .value(
             "google-nonce", "CHATTERD_GOOGLE_NONCE", "sha256|raw", default: "`sha256`", "how Google tokens carry the app's nonce",
             parse: { IdentityProvider.NonceForm(rawValue: $0) }
         ) { $0.googleNonce = $1 },

@@ -66,6 +66,13 @@ public actor JWKSCache {
         return .unavailable(lastError ?? "no keys fetched yet")
     }
 
+    /// Whether tokens can be verified now: keys are held (the last good ones count while a fetch fails), fetching
+    /// them first if none are and the refetch interval allows. For `/ready`.
+    public func hasKeys() async -> Bool {
+        if current == nil || now() >= expiresAt { await refreshIfAllowed() }
+        return current != nil
+    }
+
     private func refreshIfAllowed() async {
         if let inFlight {
             await inFlight.value

@@ -179,5 +179,8 @@ public protocol ChatterStore: UserRepository, PasswordRepository, SessionReposit
     var location: String { get }
     /// The key session tokens are tagged with, read when the store opened (it never changes).
     var tokenKey: SessionTokenKey { get }
+    /// The schema version the database holds and the newest this chatterd knows, read from the database
+    /// now: an answer also proves the database is reachable (`/ready`).
+    func schemaVersion() async throws -> (applied: Int, known: Int)
     func close() async throws
 }

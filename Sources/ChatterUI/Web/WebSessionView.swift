@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && canImport(WebKit)
+#if canImport(SwiftUI) && canImport(WebKit) && !os(tvOS) && !os(watchOS)
 import ChatterKit
 import SwiftUI
 import WebKit

@@ -68,6 +68,14 @@ extension ChatterStore {
     }
 
     @Test(arguments: StoreBackend.available)
+    func anOpenedStoreHasEveryMigrationThisChatterdKnows(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let version = try await store.schemaVersion()
+            #expect(version.applied == version.known && version.known >= 3, "\(version)")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func signInCreatesOneUserPerIdentity(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let first = try await store.signIn(ada)

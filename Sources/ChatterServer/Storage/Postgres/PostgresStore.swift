@@ -128,6 +128,11 @@ public final class PostgresStore: ChatterStore {
         }
     }
 
+    public func schemaVersion() async throws -> (applied: Int, known: Int) {
+        let applied = try await rows("SELECT coalesce(max(version), 0) AS version FROM schema_migrations").first?.value("version", as: Int.self)
+        return (applied ?? 0, PostgresMigrations.all.count)
+    }
+
     func count(_ table: String) async throws -> Int {
         try await rows(PostgresQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table)")).first?.value("n", as: Int.self) ?? 0
     }

@@ -183,6 +183,11 @@ public final class SQLiteStore: ChatterStore {
         try await Self.count(table, on: reader)
     }
 
+    public func schemaVersion() async throws -> (applied: Int, known: Int) {
+        let applied = try await reader.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
+        return (applied, SQLiteMigrations.all.count)
+    }
+
     static func count(_ table: String, on db: SQLiteConnection) async throws -> Int {
         try await db.query("SELECT count(*) AS n FROM \(table)").first?.column("n")?.integer ?? 0
     }

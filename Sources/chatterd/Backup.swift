@@ -1,0 +1,41 @@
+import ArgumentParser
+import ChatterServer
+import Foundation
+import Logging
+
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the SQLite database, consistently, while chatterd serves.",
+        discussion: """
+            The database is the one chatterd serve would open (--data-dir, --database or their variables). \
+            The copy is one snapshot (SQLite's VACUUM INTO), synced to disk before it takes DEST's name. Restore by \
+            stopping chatterd and putting the copy in the database's place (removing its -wal and -shm files). For \
+            PostgreSQL, use pg_dump.
+            """)
+
+    @Argument(help: "The new file to write (it must not exist).")
+    var destination: String
+
+    /// `--data-dir` or `--database` (or their variables), as `chatterd serve` takes them.
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var settings: [String] = []
+
+    func run() async throws {
+        var config = ServerConfiguration()
+        do {
+            try config.apply(environment: ProcessInfo.processInfo.environment, arguments: settings)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        guard case .sqlite(let path) = try config.databaseLocation() else {
+            throw ValidationError("the database is PostgreSQL: back it up with pg_dump (see the README)")
+        }
+        do {
+            let bytes = try await SQLiteBackup.run(database: path, to: destination, logger: Logger(label: "chatterd.backup"))
+            print("backed up \(path) to \(destination) (\(bytes) bytes)")
+        } catch {
+            FileHandle.standardError.write(Data("chatterd backup: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}

@@ -45,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // Wire types shared by server and client: no dependencies, so apps can use them without NIO.
@@ -74,6 +76,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
                 .product(name: "Mustache", package: "swift-mustache", condition: server),
+                .product(name: "Metrics", package: "swift-metrics", condition: server),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: server),
             ],
             resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/Web")],
             swiftSettings: strict
@@ -83,6 +87,8 @@ let package = Package(
             dependencies: [
                 "ChatterServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
+                .product(name: "Metrics", package: "swift-metrics", condition: server),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: server),
             ],
             swiftSettings: strict
         ),
@@ -143,6 +149,8 @@ let package = Package(
                 .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "Metrics", package: "swift-metrics", condition: server),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: server),
             ],
             // Read in place by the tests (see Support/Vectors.swift), not bundled.
             exclude: ["Fixtures"],

@@ -2,6 +2,8 @@ import ArgumentParser
 import ChatterServer
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,6 +36,8 @@ struct Serve: AsyncParsableCommand {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
         }
         let logger = Logger(label: "chatterd")
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
 
         try FileManager.default.createDirectory(
             atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -55,7 +59,7 @@ struct Serve: AsyncParsableCommand {
             logger.notice("no Apple client IDs configured: Sign in with Apple is off until --apple-client-id is given")
         }
         let app = ChatterApp.application(
-            configuration: config, services: services, server: transport.server,
+            configuration: config, services: services, server: transport.server, metrics: metrics,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
                 let banner = ["chatterd listening on \(transport.scheme)://\(config.bindAddress):\(port)", "database: \(store.location)"]

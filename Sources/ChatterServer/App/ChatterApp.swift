@@ -3,11 +3,17 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import Prometheus
 
 /// Assembles chatterd: the services and every route, served over the configured transport.
 public enum ChatterApp {
-    public static func router(configuration: ServerConfiguration, services: ChatterServices) -> Router<ChatterRequestContext> {
+    /// `metrics`: the registry `/metrics` shows (chatterd bootstraps swift-metrics with it); nil serves no metrics.
+    public static func router(
+        configuration: ServerConfiguration, services: ChatterServices, metrics: PrometheusCollectorRegistry? = nil
+    ) -> Router<ChatterRequestContext> {
         let router = Router(context: ChatterRequestContext.self)
+        // First, so it times every request: counts and latency by route and status.
+        if metrics != nil { router.add(middleware: MetricsMiddleware()) }
         let pages = WebPages(policy: WebPolicy(frameAncestors: configuration.webFrameAncestors, googleWebClientID: configuration.googleWebClientID))
         router.add(middleware: ErrorPageMiddleware(pages: pages))
         router.add(middleware: JSONErrorMiddleware())
@@ -15,6 +21,9 @@ public enum ChatterApp {
         router.add(middleware: ClientAddressMiddleware(proxies: (try? TrustedProxies(configuration.trustedProxies)) ?? .none))
         router.get("health") { _, _ in HealthRoute.response }
         Readiness(store: services.store, google: services.google, apple: services.apple).register(on: router)
+        if let metrics, configuration.metricsBind == nil {
+            MetricsEndpoint(registry: metrics, access: configuration.metricsToken.map { .token($0) } ?? .loopback).register(on: router)
+        }
         let timeline = Timeline(store: services.store)
         let authenticator = Authenticator(sessions: services.sessions)
         CourseRoutes(services: services, timeline: timeline, allowAnonymousPosting: configuration.allowAnonymousPosting).register(on: router)
@@ -40,19 +49,36 @@ public enum ChatterApp {
     /// An application for `services`. `server` defaults to plain HTTP/1.1; `serve` passes the TLS one.
     public static func application(
         configuration: ServerConfiguration, services: ChatterServices, server: HTTPServerBuilder = .http1(),
-        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }, logger: Logger
+        metrics: PrometheusCollectorRegistry? = nil, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
+        logger: Logger
     ) -> some ApplicationProtocol {
         var app = Application(
-            router: router(configuration: configuration, services: services),
+            router: router(configuration: configuration, services: services, metrics: metrics),
             server: server,
             configuration: .init(address: .hostname(configuration.bindAddress, port: configuration.port), serverName: "chatterd"),
             onServerRunning: onServerRunning,
             logger: logger)
         // Added first, so they stop last: the pool outlives every request and the store's own service.
         app.addServices(services.store.services)
+        if let metrics, let bind = configuration.metricsBind.flatMap(ServerConfiguration.hostAndPort) {
+            app.addServices(metricsListener(metrics, host: bind.host, port: bind.port, token: configuration.metricsToken, logger: logger))
+        }
         app.addServices(StoreService(
             store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes, now: services.now, logger: logger))
         return app
+    }
+}
+
+extension ChatterApp {
+    /// `--metrics-bind`: `/metrics` alone, on a listener of its own (plain HTTP: an address the operator keeps
+    /// private), to whoever reaches it, or to bearers of `--metrics-token` when one is set.
+    static func metricsListener(
+        _ registry: PrometheusCollectorRegistry, host: String, port: Int, token: String?, logger: Logger
+    ) -> some ApplicationProtocol {
+        let router = Router(context: ChatterRequestContext.self)
+        router.add(middleware: JSONErrorMiddleware())
+        MetricsEndpoint(registry: registry, access: token.map { .token($0) } ?? .anyone).register(on: router)
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "chatterd-metrics"), logger: logger)
     }
 }
 

@@ -30,6 +30,10 @@ public struct ServerConfiguration: Sendable {
     public var allowAnonymousPosting = false
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
+    /// `HOST:PORT` of a listener of its own for `/metrics`; nil serves it on the main listener.
+    public var metricsBind: String?
+    /// A bearer token that lets anyone who presents it read `/metrics`; nil: loopback peers only.
+    public var metricsToken: String?
     public var googleNonce = IdentityProvider.NonceForm.sha256
     /// The app's bundle ID and any Services IDs Sign in with Apple tokens are issued to.
     public var appleClientIDs: [String] = []
@@ -75,6 +79,10 @@ public struct ServerConfiguration: Sendable {
         guard minimumPasswordLength >= 1 else { throw ConfigurationError("minimum password length must be at least 1") }
         _ = try TrustedProxies(trustedProxies)
         _ = try databaseLocation()
+        if let metricsBind, Self.hostAndPort(metricsBind) == nil {
+            throw ConfigurationError("--metrics-bind \(metricsBind) is not HOST:PORT")
+        }
+        if let metricsToken, metricsToken.count < 16 { throw ConfigurationError("--metrics-token must be at least 16 characters") }
         for origin in webFrameAncestors {
             guard let url = URL(string: origin), ["https", "http"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/",
                 !origin.contains(";"), !origin.contains(" ")
@@ -90,4 +98,16 @@ public struct ServerConfiguration: Sendable {
 public struct ConfigurationError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension ServerConfiguration {
+    /// `HOST:PORT`, or `[IPv6]:PORT`.
+    static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
 }

@@ -123,6 +123,14 @@ extension ServerConfiguration {
         .value("log-level", "CHATTERD_LOG_LEVEL", "LEVEL", default: "`info`", "`trace` … `critical`", parse: { Logger.Level(rawValue: $0) }) {
             $0.logLevel = $1
         },
+        .text(
+            "metrics-bind", "CHATTERD_METRICS_BIND", "HOST:PORT", default: "none (`/metrics` on the main listener, loopback peers only)",
+            "serve `/metrics` on a listener of its own, to whoever reaches it"
+        ) { $0.metricsBind = $1 },
+        .text(
+            "metrics-token", "CHATTERD_METRICS_TOKEN", "TOKEN", default: "none",
+            "let anyone presenting `Authorization: Bearer TOKEN` read `/metrics`"
+        ) { $0.metricsToken = $1 },
         .value(
             "log-format", "CHATTERD_LOG_FORMAT", "text|json", default: "`text`", "`json`: one JSON object per line, for a log collector",
             parse: { LogFormat(rawValue: $0) }

@@ -25,6 +25,9 @@ public struct AuditLog: Sendable {
     let logger: Logger
 
     public func record(_ event: Event, user: UUID? = nil, method: String? = nil, client: ClientInfo, detail: String? = nil) async {
+        // Sign-in details are closed sets (a token's failed check, "invalid code"), so they can be labels.
+        if event == .signIn { ChatterMetrics.signIn(method: method ?? "unknown", outcome: "ok") }
+        if event == .signInFailed { ChatterMetrics.signIn(method: method ?? "unknown", outcome: detail ?? "refused") }
         do {
             try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method, client: client, detail: detail))
         } catch {

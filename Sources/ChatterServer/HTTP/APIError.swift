@@ -34,8 +34,10 @@ public struct APIError: Error, HTTPResponseError {
         return copy
     }
 
-    static func tooMany(retryAfter seconds: Int, _ message: String = "Too many attempts; try again later.") -> APIError {
-        APIError(.tooManyRequests, "rate_limited", message).with(.retryAfter, String(seconds))
+    /// A 429 from the limit `kind` (counted in `chatterd_rate_limited_total`).
+    static func tooMany(_ kind: String, retryAfter seconds: Int, _ message: String = "Too many attempts; try again later.") -> APIError {
+        ChatterMetrics.rateLimited(kind)
+        return APIError(.tooManyRequests, "rate_limited", message).with(.retryAfter, String(seconds))
     }
 
     static func unprocessable(_ message: String) -> APIError { APIError(.unprocessableContent, "invalid_body", message) }

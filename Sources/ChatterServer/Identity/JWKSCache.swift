@@ -97,9 +97,11 @@ public actor JWKSCache {
             current = set
             expiresAt = now().addingTimeInterval(lifetime)
             lastError = nil
+            ChatterMetrics.keysFetched(provider: source.description, ok: true)
             logger.debug("fetched JWKS", metadata: ["source": "\(source.description)", "keys": "\(set.kids.count)"])
         } catch {
             lastError = "fetching keys from \(source.description) failed: \(error)"
+            ChatterMetrics.keysFetched(provider: source.description, ok: false)
             logger.warning("JWKS fetch failed; keeping the last good keys", metadata: [
                 "source": "\(source.description)", "error": "\(error)",
             ])

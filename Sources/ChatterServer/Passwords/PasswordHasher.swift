@@ -52,12 +52,17 @@ public final class PasswordHasher: Sendable {
     }
 
     private func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
-        guard queued.add(1, ordering: .relaxed).newValue <= maximumQueued else {
+        let depth = queued.add(1, ordering: .relaxed).newValue
+        guard depth <= maximumQueued else {
             queued.subtract(1, ordering: .relaxed)
+            ChatterMetrics.hashingRefused()
             throw Busy()
         }
-        defer { queued.subtract(1, ordering: .relaxed) }
+        ChatterMetrics.hashingQueue(depth: depth)
+        defer { ChatterMetrics.hashingQueue(depth: queued.subtract(1, ordering: .relaxed).newValue) }
+        let queuedAt = ContinuousClock.now
         return try await pool.runIfActive {
+            ChatterMetrics.hashingWaited(since: queuedAt)
             HashingPriority.lowerCurrentThread()
             return work()
         }

@@ -76,7 +76,9 @@ public struct SessionService: Sendable {
             presentedHash: SessionToken.hash(refreshToken), newAccessHash: access.hash, newRefreshHash: next.hash,
             accessLifetime: lifetimes.access, idleLifetime: lifetimes.idle, graceWindow: lifetimes.grace,
             retryBox: try RetryPair.seal(pair, with: refreshToken), now: instant)
-        switch try await store.rotate(rotation) {
+        let outcome = try await ChatterMetrics.database("refresh") { try await store.rotate(rotation) }
+        ChatterMetrics.refresh(outcome.metricName)
+        switch outcome {
         case .rotated(let s):
             return .refreshed(response(pair, s.sessionID, try await profile(s.user, s.account), s.accessExpiresAt, s.absoluteExpiresAt, instant))
         case .retry(let id, let user, let box, let accessExpiresAt, let absolute):

@@ -18,7 +18,7 @@ struct EmailCodeFlow {
         do {
             return try await services.codes.send(to: email, purpose: purpose, client: client, device: device)
         } catch EmailCodeService.Failure.limited(let seconds) {
-            throw APIError.tooMany(retryAfter: seconds, "Wait \(seconds) seconds before asking for another code.")
+            throw APIError.tooMany("email_code", retryAfter: seconds, "Wait \(seconds) seconds before asking for another code.")
         }
     }
 

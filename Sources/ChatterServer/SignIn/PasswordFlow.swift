@@ -33,7 +33,7 @@ struct PasswordFlow {
         let device = try await services.devices.device(deviceToken, for: email)
         let admission = try await services.throttle.admit(account: "email:\(email)", ip: client.ip, device: device)
         guard case .allowed(let ticket) = admission else {
-            throw APIError.tooMany(retryAfter: admission.wait, "Too many failed sign-ins; try again later or sign in with an emailed code.")
+            throw APIError.tooMany("password_sign_in", retryAfter: admission.wait, "Too many failed sign-ins; try again later or sign in with an emailed code.")
         }
         guard password.utf8.count <= services.rules.maximumBytes else { throw Self.wrongCredentials }
         let user = try await services.store.user(for: .email(email))

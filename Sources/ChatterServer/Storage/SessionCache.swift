@@ -83,8 +83,10 @@ final class SessionCache: Sendable {
     ) async throws -> SessionLookup {
         let found: Entry
         if let hit = self[accessHash] {
+            ChatterMetrics.sessionCache(hit: true)
             found = hit
         } else {
+            ChatterMetrics.sessionCache(hit: false)
             let generation = self.generation, started = ContinuousClock.now
             guard let entry = try await read(accessHash) else { return .unknown }
             insert(entry, for: accessHash, generation: generation, readAt: started)

@@ -35,14 +35,18 @@ import Testing
                         }
                     }
                 }
-                try await Task.sleep(for: .milliseconds(300))
+                // However slow the machine: some writes before the backup, and some after it began.
+                func waitFor(_ count: Int) async throws {
+                    for _ in 0..<2_000 where load.acknowledged.withLock({ $0.count }) < count { try await Task.sleep(for: .milliseconds(5)) }
+                }
+                try await waitFor(100)
                 let before = Set(load.acknowledged.withLock { $0 })
                 let bytes = try await SQLiteBackup.run(database: path, to: copy, logger: logger)
-                try await Task.sleep(for: .milliseconds(100))
+                try await waitFor(before.count + 50)
                 load.stop.withLock { $0 = true }
                 for writer in writers { try await writer.value }
                 let total = load.acknowledged.withLock { $0.count }
-                #expect(before.count > 50, "writes were going on (\(before.count) before the backup)")
+                #expect(before.count >= 100, "writes were going on (\(before.count) before the backup)")
                 #expect(total > before.count, "and went on during and after it (\(total) in all)")
                 #expect(bytes > 0)
 

@@ -3,6 +3,8 @@ import ChatterWire
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import Testing
 
 @testable import ChatterServer
@@ -27,24 +29,35 @@ struct Harness: Sendable {
     static func run(
         in directory: String? = nil, clock: TestClock = TestClock(), issuer: TestIssuer? = nil,
         appleKeys: (any JWKSSource)? = nil, mailTransport: (any MailTransport)? = nil, hasher: PasswordHasher? = nil,
-        backend: StoreBackend = .sqlite, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
-        _ body: @Sendable (Harness) async throws -> Void
+        backend: StoreBackend = .sqlite, metrics: PrometheusCollectorRegistry? = nil,
+        configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let issuer = try issuer ?? TestIssuer()
         if let directory {
-            try await backend.withLocation(in: directory) { try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, configure, body) }
+            try await backend.withLocation(in: directory) {
+                try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, metrics, configure, body)
+            }
         } else {
             try await withTemporaryDirectory { directory in
                 try await backend.withLocation(in: directory) {
-                    try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, configure, body)
+                    try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, metrics, configure, body)
                 }
             }
         }
     }
 
+    /// The registry chatterd's metrics go to in this test process: swift-metrics is bootstrapped once, on first
+    /// use, so the counters of every test that runs afterwards land here too (tests compare before and after).
+    static let metrics: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
     private static func run(
         _ directory: String, _ location: DatabaseLocation, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?,
-        _ mailTransport: (any MailTransport)?, _ hasher: PasswordHasher?, _ configure: @Sendable (inout ServerConfiguration) -> Void,
+        _ mailTransport: (any MailTransport)?, _ hasher: PasswordHasher?, _ metrics: PrometheusCollectorRegistry?,
+        _ configure: @Sendable (inout ServerConfiguration) -> Void,
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let appleIssuer = try TestIssuer(kid: "apple-test-key")
@@ -65,7 +78,7 @@ struct Harness: Sendable {
                 configuration: config, store: store, mail: mailTransport ?? mail, googleKeys: HTTPJWKSSource(url: url),
                 appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, now: clock.function, logger: logger)
             try await LiveService.run(logger: logger, { onServerRunning in
-                ChatterApp.application(configuration: config, services: services, onServerRunning: onServerRunning, logger: logger)
+                ChatterApp.application(configuration: config, services: services, metrics: metrics, onServerRunning: onServerRunning, logger: logger)
             }) { port in
                 try await LiveClient.with(baseURL: "http://127.0.0.1:\(port)") { client in
                     try await body(Harness(

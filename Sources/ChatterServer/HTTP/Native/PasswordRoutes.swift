@@ -50,7 +50,7 @@ struct PasswordRoutes {
         try flow.check(body.newPassword, email: email)
         let admission = try await services.throttle.admit(account: "user:\(session.user.id.uuidString)", ip: client.ip, device: nil)
         guard case .allowed(let ticket) = admission else {
-            throw APIError.tooMany(retryAfter: admission.wait, "Too many wrong passwords; try again later or reset the password with an emailed code.")
+            throw APIError.tooMany("password_change", retryAfter: admission.wait, "Too many wrong passwords; try again later or reset the password with an emailed code.")
         }
         let stored = try await services.store.passwordHash(userID: session.user.id)
         guard body.currentPassword.utf8.count <= services.rules.maximumBytes,

@@ -1,0 +1,103 @@
+import ChatterTestSupport
+import ChatterWire
+import Foundation
+import Hummingbird
+import Testing
+
+@testable import ChatterServer
+
+/// `/metrics`: the counters move with what chatterd does, and only those the operator chose may read them.
+@Suite struct MetricsTests {
+    /// `name{labels} value` lines of a scrape, by the part before the value.
+    static func samples(_ text: String) -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+
+    func scrape(_ h: Harness) async throws -> [String: Double] {
+        let response = try await h.get("/metrics")
+        try #require(response.status == .ok)
+        #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+        return Self.samples(String(buffer: response.body))
+    }
+
+    @Test func countersMoveWithSignInsRefreshesReuseAndLimits() async throws {
+        try await Harness.run(metrics: Harness.metrics) { h async throws in
+            let before = try await scrape(h)
+            func moved(_ sample: String, by amount: Double, _ after: [String: Double]) -> Bool {
+                (after[sample] ?? 0) - (before[sample] ?? 0) >= amount
+            }
+            let session = try await h.nativeSignIn()
+            let refreshed = try h.decode(SessionResponse.self, try await h.post(NativePath.refresh, RefreshRequest(refreshToken: session.refreshToken)))
+            _ = try await h.post(NativePath.refresh, RefreshRequest(refreshToken: session.refreshToken))  // the grace retry
+            h.clock.advance(by: 120)
+            _ = try await h.post(NativePath.refresh, RefreshRequest(refreshToken: session.refreshToken))  // reuse: the family ends
+            _ = try await h.post(NativePath.google, GoogleSignInRequest(idToken: "not.a.token", clientID: TestIssuer.clientID))
+            _ = try await h.requestCode("ada@example.com")
+            _ = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "ada@example.com"))  // within the cooldown
+            _ = try await h.get(NativePath.me, bearer: refreshed.accessToken)
+
+            let after = try await scrape(h)
+            let families = Set(after.keys.map { String($0.prefix { $0 != "{" && $0 != " " }) }).filter { $0.hasPrefix("chatterd_") || $0.hasPrefix("h") }
+            print("metric families: \(families.sorted().joined(separator: " "))")
+            #expect(moved(#"chatterd_sign_ins_total{method="google",outcome="ok"}"#, by: 1, after))
+            #expect(after.keys.contains { $0.hasPrefix(#"chatterd_sign_ins_total{method="google",outcome="#) && !$0.hasSuffix(#""ok"}"#) })
+            #expect(moved(#"chatterd_refreshes_total{outcome="rotated"}"#, by: 1, after))
+            #expect(moved(#"chatterd_refreshes_total{outcome="grace_retry"}"#, by: 1, after))
+            #expect(moved(#"chatterd_refreshes_total{outcome="reused"}"#, by: 1, after))
+            #expect(moved(#"chatterd_rate_limited_total{kind="email_code"}"#, by: 1, after))
+            #expect(moved(#"chatterd_session_cache_lookups_total{result="miss"}"#, by: 1, after))
+            #expect(after.keys.contains { $0.hasPrefix("chatterd_jwks_fetches_total{") && $0.contains(#"result="ok""#) })
+            #expect(after.keys.contains { $0.hasPrefix("chatterd_database_seconds_count{") && $0.contains(#"operation="refresh""#) })
+            #expect(after.keys.contains { $0.hasPrefix("hb_requests_total{") || $0.hasPrefix("hb_requests{") }, "requests by route and status")
+            #expect(after.keys.contains { $0.hasPrefix("http_server_request_duration_bucket{") }, "latency histograms")
+        }
+    }
+
+    @Test func aTokenLetsAnyoneWithItReadAndNoOneElse() async throws {
+        let token = "scrape-token-0123456789"
+        try await Harness.run(metrics: Harness.metrics, configure: { $0.metricsToken = token }) { h async throws in
+            #expect(try await h.get("/metrics").status == .notFound, "no token: as if there were no such route")
+            #expect(try await h.get("/metrics", bearer: "scrape-token-012345678X").status == .notFound)
+            #expect(try await h.get("/metrics", bearer: token).status == .ok)
+        }
+    }
+
+    @Test func withAListenerOfItsOwnThePublicOneHasNoMetrics() async throws {
+        try await Harness.run(metrics: Harness.metrics, configure: { $0.metricsBind = "127.0.0.1:0" }) { h async throws in
+            #expect(try await h.get("/metrics").status == .notFound)
+            #expect(try await h.get("/health").status == .ok)
+        }
+    }
+
+    @Test func onlyLoopbackPeersByDefault() {
+        let endpoint = MetricsEndpoint(registry: Harness.metrics, access: .loopback)
+        for peer in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
+            #expect(endpoint.allows(peerIP: peer, authorization: nil), "\(peer)")
+        }
+        for peer in ["203.0.113.9", "10.0.0.1", "::ffff:10.0.0.1", "fe80::1", ""] {
+            #expect(endpoint.allows(peerIP: peer, authorization: nil) == false, "\(peer)")
+        }
+        #expect(endpoint.allows(peerIP: nil, authorization: nil) == false)
+    }
+
+    @Test func theSettingsAreChecked() throws {
+        var config = ServerConfiguration()
+        try config.apply(environment: [:], arguments: ["--metrics-bind", "[::1]:9464", "--metrics-token", "0123456789abcdef"])
+        try config.validate()
+        #expect(ServerConfiguration.hostAndPort("[::1]:9464")! == ("::1", 9464))
+        #expect(ServerConfiguration.hostAndPort("10.0.0.5:9464")! == ("10.0.0.5", 9464))
+        for bad in ["9464", ":9464", "host:", "host:99999"] {
+            var wrong = ServerConfiguration()
+            wrong.metricsBind = bad
+            #expect(throws: ConfigurationError.self, "\(bad)") { try wrong.validate() }
+        }
+        var short = ServerConfiguration()
+        short.metricsToken = "short"
+        #expect(throws: ConfigurationError.self) { try short.validate() }
+    }
+}

@@ -52,8 +52,10 @@ public final class AuthState {
     /// Reads the stored session and follows every change until the calling task ends: run it from the
     /// root view's `.task`.
     public func run() async {
+        // Subscribed first, so the `.initialSession` that `start()` announces (and, after a launch that
+        // found storage locked, the one announced once it reads) arrives here.
         let events = await sessions.events()
-        if case .starting = phase { apply(.initialSession(await sessions.status())) }
+        await sessions.start()
         for await event in events {
             apply(event)
         }

@@ -54,7 +54,10 @@ public struct EmailCodeService: Sendable {
         let code = Self.generateCode()
         let record = EmailCodeRecord(
             codeHash: Self.hash(code, email: email), expiresAt: instant.addingTimeInterval(limits.lifetime), guesses: 0, sentAt: instant)
-        if let wait = try await store.storeEmailCode(record, for: email, scope: scope, cooldown: limits.cooldown) {
+        let wait = try await ChatterMetrics.database("store_email_code") {
+            try await store.storeEmailCode(record, for: email, scope: scope, cooldown: limits.cooldown)
+        }
+        if let wait {
             throw Failure.limited(retryAfter: Int(wait.rounded(.up)))
         }
         let minutes = Int(limits.lifetime / 60)
@@ -75,7 +78,9 @@ public struct EmailCodeService: Sendable {
     /// is compared, and only the request that removes the code succeeds, so neither the guess limit nor
     /// single use depends on timing.
     public func redeem(_ code: String, for email: String) async throws {
-        let candidates = try await store.takeGuess(for: email, maximumGuesses: limits.maximumGuesses, at: now())
+        let candidates = try await ChatterMetrics.database("take_code_guess") {
+            try await store.takeGuess(for: email, maximumGuesses: limits.maximumGuesses, at: now())
+        }
         let digits = code.trimmingCharacters(in: .whitespaces)
         guard !candidates.isEmpty, digits.utf8.count == 6, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             throw Failure.invalidCode

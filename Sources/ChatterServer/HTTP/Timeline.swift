@@ -40,7 +40,7 @@ final class Timeline: Sendable {
     /// A post whose author was deleted while it ran is the client's bad luck, answered as a signed-out 401.
     func add(_ chatt: Chatt) async throws {
         do {
-            try await store.addChatt(chatt)
+            try await ChatterMetrics.database("add_chatt") { try await store.addChatt(chatt) }
         } catch StoreError.userGone {
             throw APIError(.unauthorized, "invalid_session", "This account no longer exists; sign in again.")
         }

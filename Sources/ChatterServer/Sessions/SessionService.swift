@@ -42,7 +42,7 @@ public struct SessionService: Sendable {
         let session = NewSession(
             userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
             refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client)
-        try await store.createSession(session)
+        try await ChatterMetrics.database("create_session") { try await store.createSession(session) }
         return SessionResponse(
             accessToken: access.secret, refreshToken: refresh.secret, expiresIn: Int(lifetimes.access),
             refreshExpiresIn: Int(lifetimes.absolute), sessionID: session.id.text, user: profile)
@@ -61,7 +61,7 @@ public struct SessionService: Sendable {
     public func authenticate(_ accessToken: String) async throws -> SessionLookup {
         let instant = now()
         guard store.tokenKey.mayHaveIssued(accessToken, at: instant) else { return .unknown }
-        return try await store.session(accessHash: SessionToken.hash(accessToken), at: instant)
+        return try await ChatterMetrics.database("session_lookup") { try await store.session(accessHash: SessionToken.hash(accessToken), at: instant) }
     }
 
     /// Rotates `refreshToken`. The new pair is also sealed under a key derived from the presented token, so

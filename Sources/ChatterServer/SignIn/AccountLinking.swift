@@ -6,6 +6,10 @@ extension UserRepository {
     /// email of another identity is linked only when `claims.emailVerified` is true as well. A non-nil
     /// display name replaces the stored one; name parts are stored once and never erased by an empty sign-in.
     public func signIn(_ claims: IdentityClaims, fallbackName: String, at now: Date) async throws -> User {
+        try await ChatterMetrics.database("sign_in") { try await linkOrCreate(claims, fallbackName: fallbackName, at: now) }
+    }
+
+    private func linkOrCreate(_ claims: IdentityClaims, fallbackName: String, at now: Date) async throws -> User {
         if let found = try await linkedIdentity(claims.key),
             SignInChange(claims: claims, user: found.user, email: found.identity.email, emailVerified: found.identity.emailVerified).isNone
         {

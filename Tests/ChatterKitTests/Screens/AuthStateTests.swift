@@ -44,14 +44,27 @@ import Testing
             let client = server.client(store: locked)
             try await client.signInByEmail(on: server)
             locked.setFailure(.unavailable("device locked"))
-            let waiting = await AuthState(sessions: server.client(store: locked).sessions)
+            let relaunched = server.client(store: locked)
+            let waiting = await AuthState(sessions: relaunched.sessions)
             let followingLocked = Task { await waiting.run() }
             defer { followingLocked.cancel() }
             #expect(await eventually { await waiting.phase == .storageUnavailable })
             #expect(await waiting.notice == "Unlock this device to continue.")
             locked.setFailure(nil)
-            await waiting.retryStorage()
-            #expect(await waiting.isSignedIn, "readable again: signed in, never signed out")
+            _ = try await relaunched.me()
+            #expect(await eventually { await waiting.isSignedIn }, "readable again, the next request announces the session")
+
+            // Or, without a request, when the app says protected data is available.
+            let again = MemoryStore()
+            try await server.client(store: again).signInByEmail("grace@example.com", on: server)
+            again.setFailure(.unavailable("device locked"))
+            let second = await AuthState(sessions: server.client(store: again).sessions)
+            let followingSecond = Task { await second.run() }
+            defer { followingSecond.cancel() }
+            #expect(await eventually { await second.phase == .storageUnavailable })
+            again.setFailure(nil)
+            await second.retryStorage()
+            #expect(await second.isSignedIn, "readable again: signed in, never signed out")
         }
     }
 }

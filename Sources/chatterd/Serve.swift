@@ -36,8 +36,8 @@ struct Serve: AsyncParsableCommand {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
         }
         let logger = Logger(label: "chatterd")
-        let metrics = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        let metrics = config.metricsEnabled ? PrometheusCollectorRegistry() : nil
+        if let metrics { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics)) }
 
         try FileManager.default.createDirectory(
             atPath: config.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -13,7 +13,7 @@ public enum ChatterApp {
     ) -> Router<ChatterRequestContext> {
         let router = Router(context: ChatterRequestContext.self)
         // First, so it times every request: counts and latency by route and status.
-        if metrics != nil { router.add(middleware: MetricsMiddleware()) }
+        if metrics != nil { router.add(middleware: RequestMetricsMiddleware()) }
         let pages = WebPages(policy: WebPolicy(frameAncestors: configuration.webFrameAncestors, googleWebClientID: configuration.googleWebClientID))
         router.add(middleware: ErrorPageMiddleware(pages: pages))
         router.add(middleware: JSONErrorMiddleware())

@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     public var allowAnonymousPosting = false
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
+    /// Whether chatterd measures itself and serves `/metrics`.
+    public var metricsEnabled = true
     /// `HOST:PORT` of a listener of its own for `/metrics`; nil serves it on the main listener.
     public var metricsBind: String?
     /// A bearer token that lets anyone who presents it read `/metrics`; nil: loopback peers only.

@@ -123,6 +123,10 @@ extension ServerConfiguration {
         .value("log-level", "CHATTERD_LOG_LEVEL", "LEVEL", default: "`info`", "`trace` … `critical`", parse: { Logger.Level(rawValue: $0) }) {
             $0.logLevel = $1
         },
+        .value(
+            "metrics", "CHATTERD_METRICS", "on|off", default: "`on`", "measure requests, sign-ins and the database for `/metrics`",
+            parse: { ["on": true, "off": false][$0] }
+        ) { $0.metricsEnabled = $1 },
         .text(
             "metrics-bind", "CHATTERD_METRICS_BIND", "HOST:PORT", default: "none (`/metrics` on the main listener, loopback peers only)",
             "serve `/metrics` on a listener of its own, to whoever reaches it"

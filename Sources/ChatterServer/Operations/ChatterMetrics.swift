@@ -1,65 +1,114 @@
 import Foundation
 import Metrics
+import Synchronization
 
 /// chatterd's own measurements, each named here once. They go through swift-metrics' global system, which
-/// `chatterd serve` bootstraps with a Prometheus registry (`/metrics`); where nothing is bootstrapped (a
-/// test, a library user) they cost a no-op. Each is looked up when used rather than kept: one made before
-/// the system was bootstrapped would stay a no-op. Every label value comes from a closed set, never from a
-/// client's input, so a client cannot make the registry grow.
+/// `chatterd serve` bootstraps with a Prometheus registry (`/metrics`). Every label value comes from a
+/// closed set, never from a client's input, so a client cannot make the registry grow.
+///
+/// Making a metric asks the registry (validating its name, under its lock), so each is made once and kept
+/// — but only once the system is bootstrapped: one kept from before would stay a no-op (a test process
+/// bootstraps when its first metrics test starts).
 enum ChatterMetrics {
     /// A sign-in finished: `method` (google, apple, email, password) and `outcome` (`ok`, or the failed
     /// check of a refused token such as `signature` or `audience`, `invalid code`, `refused`).
     static func signIn(method: String, outcome: String) {
-        Counter(label: "chatterd_sign_ins_total", dimensions: [("method", method), ("outcome", outcome)]).increment()
+        counter("chatterd_sign_ins_total", [("method", method), ("outcome", outcome)]).increment()
     }
 
     /// A refresh token was presented: `rotated`, `grace_retry` (the latest rotation replayed once),
     /// `reused` (a retired token: the family ended), `expired` or `unknown`.
     static func refresh(_ outcome: String) {
-        Counter(label: "chatterd_refreshes_total", dimensions: [("outcome", outcome)]).increment()
+        counter("chatterd_refreshes_total", [("outcome", outcome)]).increment()
     }
 
     /// A request was refused by a rate limit: `kind` names the limit.
     static func rateLimited(_ kind: String) {
-        Counter(label: "chatterd_rate_limited_total", dimensions: [("kind", kind)]).increment()
+        counter("chatterd_rate_limited_total", [("kind", kind)]).increment()
     }
 
     /// Password hashes waiting for or using a hashing thread, and how long each waited for one.
     static func hashingQueue(depth: Int) {
-        Gauge(label: "chatterd_password_hash_queue_depth").record(depth)
+        gauge("chatterd_password_hash_queue_depth", []).record(depth)
     }
 
     static func hashingWaited(since started: ContinuousClock.Instant) {
-        Timer(label: "chatterd_password_hash_wait_seconds", preferredDisplayUnit: .seconds).recordInterval(since: started)
+        timer("chatterd_password_hash_wait_seconds", []).recordInterval(since: started)
     }
 
     /// A password hash refused because the queue was full (the sign-in is told to retry).
     static func hashingRefused() {
-        Counter(label: "chatterd_password_hash_refused_total").increment()
+        counter("chatterd_password_hash_refused_total", []).increment()
     }
 
-    /// An access-token lookup answered from the session cache (`hit`) or the database (`miss`).
+    /// An access-token lookup answered from the session cache (`hit`) or the database (`miss`). Every
+    /// authenticated request counts one, so the two counters are kept apart from the generic lookup.
     static func sessionCache(hit: Bool) {
-        Counter(label: "chatterd_session_cache_lookups_total", dimensions: [("result", hit ? "hit" : "miss")]).increment()
+        let kept = cacheLookups.withLock { hit ? $0.hit : $0.miss }
+        if let kept { return kept.increment() }
+        let made = counter("chatterd_session_cache_lookups_total", [("result", hit ? "hit" : "miss")])
+        if bootstrapped { cacheLookups.withLock { if hit { $0.hit = made } else { $0.miss = made } } }
+        made.increment()
     }
+
+    private static let cacheLookups = Mutex<(hit: Counter?, miss: Counter?)>((nil, nil))
 
     /// A provider's keys were fetched (`ok`) or the fetch failed (`failed`).
     static func keysFetched(provider: String, ok: Bool) {
-        Counter(label: "chatterd_jwks_fetches_total", dimensions: [("source", provider), ("result", ok ? "ok" : "failed")]).increment()
+        counter("chatterd_jwks_fetches_total", [("source", provider), ("result", ok ? "ok" : "failed")]).increment()
     }
 
     /// Time in the database for one kind of operation.
     static func database<T>(_ operation: String, _ work: () async throws -> T) async rethrows -> T {
         let started = ContinuousClock.now
-        defer {
-            Timer(label: "chatterd_database_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds)
-                .recordInterval(since: started)
-        }
+        defer { timer("chatterd_database_seconds", [("operation", operation)]).recordInterval(since: started) }
         return try await work()
+    }
+
+    // MARK: kept metrics
+
+    private struct Key: Hashable {
+        let label: String
+        let dimensions: [String]
+
+        init(_ label: String, _ dimensions: [(String, String)]) {
+            self.label = label
+            self.dimensions = dimensions.flatMap { [$0.0, $0.1] }
+        }
+    }
+
+    private static let counters = Mutex<[Key: Counter]>([:])
+    private static let timers = Mutex<[Key: Metrics.Timer]>([:])
+    private static let gauges = Mutex<[Key: Gauge]>([:])
+
+    static var bootstrapped: Bool { !(MetricsSystem.factory is NOOPMetricsHandler) }
+
+    private static func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
+        let key = Key(label, dimensions)
+        if let kept = counters.withLock({ $0[key] }) { return kept }
+        let made = Counter(label: label, dimensions: dimensions)
+        if bootstrapped { counters.withLock { $0[key] = made } }
+        return made
+    }
+
+    private static func timer(_ label: String, _ dimensions: [(String, String)]) -> Metrics.Timer {
+        let key = Key(label, dimensions)
+        if let kept = timers.withLock({ $0[key] }) { return kept }
+        let made = Metrics.Timer(label: label, dimensions: dimensions, preferredDisplayUnit: .seconds)
+        if bootstrapped { timers.withLock { $0[key] = made } }
+        return made
+    }
+
+    private static func gauge(_ label: String, _ dimensions: [(String, String)]) -> Gauge {
+        let key = Key(label, dimensions)
+        if let kept = gauges.withLock({ $0[key] }) { return kept }
+        let made = Gauge(label: label, dimensions: dimensions)
+        if bootstrapped { gauges.withLock { $0[key] = made } }
+        return made
     }
 }
 
-extension Timer {
+extension Metrics.Timer {
     func recordInterval(since started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
         recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)

@@ -61,7 +61,7 @@ public struct SessionService: Sendable {
     public func authenticate(_ accessToken: String) async throws -> SessionLookup {
         let instant = now()
         guard store.tokenKey.mayHaveIssued(accessToken, at: instant) else { return .unknown }
-        return try await ChatterMetrics.database("session_lookup") { try await store.session(accessHash: SessionToken.hash(accessToken), at: instant) }
+        return try await store.session(accessHash: SessionToken.hash(accessToken), at: instant)
     }
 
     /// Rotates `refreshToken`. The new pair is also sealed under a key derived from the presented token, so

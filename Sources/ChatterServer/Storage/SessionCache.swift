@@ -88,7 +88,7 @@ final class SessionCache: Sendable {
         } else {
             ChatterMetrics.sessionCache(hit: false)
             let generation = self.generation, started = ContinuousClock.now
-            guard let entry = try await read(accessHash) else { return .unknown }
+            guard let entry = try await ChatterMetrics.database("session_lookup", { try await read(accessHash) }) else { return .unknown }
             insert(entry, for: accessHash, generation: generation, readAt: started)
             found = entry
         }

@@ -53,8 +53,9 @@ import Testing
             #expect(moved(#"chatterd_session_cache_lookups_total{result="miss"}"#, by: 1, after))
             #expect(after.keys.contains { $0.hasPrefix("chatterd_jwks_fetches_total{") && $0.contains(#"result="ok""#) })
             #expect(after.keys.contains { $0.hasPrefix("chatterd_database_seconds_count{") && $0.contains(#"operation="refresh""#) })
-            #expect(after.keys.contains { $0.hasPrefix("hb_requests_total{") || $0.hasPrefix("hb_requests{") }, "requests by route and status")
-            #expect(after.keys.contains { $0.hasPrefix("http_server_request_duration_bucket{") }, "latency histograms")
+            #expect(moved(#"http_requests_total{http_route="/v1/auth/refresh",http_request_method="POST",http_response_status_code="200"}"#, by: 2, after))
+            #expect(moved(#"http_requests_total{http_route="/v1/auth/refresh",http_request_method="POST",http_response_status_code="401"}"#, by: 1, after))
+            #expect(after.keys.contains { $0.hasPrefix("http_server_request_duration_seconds_bucket{") && $0.contains("/v1/me") }, "latency histograms")
         }
     }
 

@@ -73,12 +73,15 @@ extension ChatterApp {
     /// `--metrics-bind`: `/metrics` alone, on a listener of its own (plain HTTP: an address the operator keeps
     /// private), to whoever reaches it, or to bearers of `--metrics-token` when one is set.
     static func metricsListener(
-        _ registry: PrometheusCollectorRegistry, host: String, port: Int, token: String?, logger: Logger
+        _ registry: PrometheusCollectorRegistry, host: String, port: Int, token: String?,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router(context: ChatterRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         MetricsEndpoint(registry: registry, access: token.map { .token($0) } ?? .anyone).register(on: router)
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "chatterd-metrics"), logger: logger)
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "chatterd-metrics"),
+            onServerRunning: onServerRunning, logger: logger)
     }
 }
 

@@ -42,16 +42,13 @@ enum ChatterMetrics {
     }
 
     /// An access-token lookup answered from the session cache (`hit`) or the database (`miss`). Every
-    /// authenticated request counts one, so the two counters are kept apart from the generic lookup.
+    /// authenticated request counts one, so its keys are built once.
     static func sessionCache(hit: Bool) {
-        let kept = cacheLookups.withLock { hit ? $0.hit : $0.miss }
-        if let kept { return kept.increment() }
-        let made = counter("chatterd_session_cache_lookups_total", [("result", hit ? "hit" : "miss")])
-        if bootstrapped { cacheLookups.withLock { if hit { $0.hit = made } else { $0.miss = made } } }
-        made.increment()
+        counter(hit ? cacheHit : cacheMiss).increment()
     }
 
-    private static let cacheLookups = Mutex<(hit: Counter?, miss: Counter?)>((nil, nil))
+    private static let cacheHit = Key("chatterd_session_cache_lookups_total", [("result", "hit")])
+    private static let cacheMiss = Key("chatterd_session_cache_lookups_total", [("result", "miss")])
 
     /// A provider's keys were fetched (`ok`) or the fetch failed (`failed`).
     static func keysFetched(provider: String, ok: Bool) {
@@ -67,13 +64,25 @@ enum ChatterMetrics {
 
     // MARK: kept metrics
 
-    private struct Key: Hashable {
+    struct Key: Hashable {
         let label: String
-        let dimensions: [String]
+        let dimensions: [(String, String)]
 
         init(_ label: String, _ dimensions: [(String, String)]) {
             self.label = label
-            self.dimensions = dimensions.flatMap { [$0.0, $0.1] }
+            self.dimensions = dimensions
+        }
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.label == b.label && a.dimensions.elementsEqual(b.dimensions) { $0 == $1 }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(label)
+            for (name, value) in dimensions {
+                hasher.combine(name)
+                hasher.combine(value)
+            }
         }
     }
 
@@ -84,26 +93,29 @@ enum ChatterMetrics {
     static var bootstrapped: Bool { !(MetricsSystem.factory is NOOPMetricsHandler) }
 
     private static func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
-        let key = Key(label, dimensions)
-        if let kept = counters.withLock({ $0[key] }) { return kept }
-        let made = Counter(label: label, dimensions: dimensions)
-        if bootstrapped { counters.withLock { $0[key] = made } }
-        return made
+        counter(Key(label, dimensions))
+    }
+
+    private static func counter(_ key: Key) -> Counter {
+        counters.kept(key) { Counter(label: key.label, dimensions: key.dimensions) }
     }
 
     private static func timer(_ label: String, _ dimensions: [(String, String)]) -> Metrics.Timer {
-        let key = Key(label, dimensions)
-        if let kept = timers.withLock({ $0[key] }) { return kept }
-        let made = Metrics.Timer(label: label, dimensions: dimensions, preferredDisplayUnit: .seconds)
-        if bootstrapped { timers.withLock { $0[key] = made } }
-        return made
+        timers.kept(Key(label, dimensions)) { Metrics.Timer(label: label, dimensions: dimensions, preferredDisplayUnit: .seconds) }
     }
 
     private static func gauge(_ label: String, _ dimensions: [(String, String)]) -> Gauge {
-        let key = Key(label, dimensions)
-        if let kept = gauges.withLock({ $0[key] }) { return kept }
-        let made = Gauge(label: label, dimensions: dimensions)
-        if bootstrapped { gauges.withLock { $0[key] = made } }
+        gauges.kept(Key(label, dimensions)) { Gauge(label: label, dimensions: dimensions) }
+    }
+}
+
+extension Mutex {
+    /// The metric kept for `key`, made by `make` the first time. Made before the metrics system is
+    /// bootstrapped, it is a no-op and is not kept, so the next use asks again.
+    func kept<Key: Hashable & Sendable, Metric: Sendable>(_ key: Key, make: () -> Metric) -> Metric where Value == [Key: Metric] {
+        if let kept = withLock({ $0[key] }) { return kept }
+        let made = make()
+        if ChatterMetrics.bootstrapped { withLock { $0[key] = made } }
         return made
     }
 }

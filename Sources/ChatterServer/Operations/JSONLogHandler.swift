@@ -40,11 +40,15 @@ public struct JSONLogHandler: LogHandler {
         object["message"] = .string(event.message.description)
         object["source"] = .string(event.source)
         if let error = event.error { object["error"] = .string(String(describing: error)) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(object) else { return }
+        guard let data = try? Self.encoder.encode(object) else { return }
         write(String(decoding: data, as: UTF8.self) + "\n")
     }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     public static let standardError: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
 }

@@ -29,15 +29,8 @@ struct MetricsEndpoint: Sendable {
             return peerIP == "::1" || peerIP.hasPrefix("127.") || peerIP.hasPrefix("::ffff:127.")
         case .token(let token):
             guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
-            return Self.constantTimeEqual(Array(authorization.utf8.dropFirst(7)), Array(token.utf8))
+            return constantTimeEqual(Array(authorization.utf8.dropFirst(7)), Array(token.utf8))
         }
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for (x, y) in zip(a, b) { difference |= x ^ y }
-        return difference == 0
     }
 
     func register(on router: Router<ChatterRequestContext>) {

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOCore
 
 /// `GET /ready`: whether this instance can serve sign-ins, for a load balancer or an orchestrator. Unlike
 /// `/health` (the process answers), it asks the database, compares its schema with this chatterd's, and
@@ -65,10 +64,9 @@ struct Readiness: Sendable {
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("ready") { _, _ in
             let report = await check()
-            let body = try JSONEncoder().encode(report)
-            return Response(
-                status: report.isReady ? .ok : .serviceUnavailable, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            var response = JSONResponse.make(report, status: report.isReady ? .ok : .serviceUnavailable)
+            response.headers[.cacheControl] = "no-store"
+            return response
         }
     }
 }

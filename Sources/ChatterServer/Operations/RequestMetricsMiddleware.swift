@@ -31,22 +31,19 @@ enum RequestMetrics {
         let status: Int
     }
 
-    private static let kept = Mutex<[Key: (count: Counter, time: Metrics.Timer)]>([:])
+    private static let cache = Mutex<[Key: (count: Counter, time: Metrics.Timer)]>([:])
 
     static func record(route: String?, method: HTTPRequest.Method, status: HTTPResponse.Status, since started: ContinuousClock.Instant) {
         let key = Key(route: route, method: method, status: status.code)
-        let metrics = kept.withLock { $0[key] } ?? make(key)
+        let metrics = cache.kept(key) {
+            let dimensions = [
+                ("http_route", route ?? "unmatched"), ("http_request_method", method.rawValue), ("http_response_status_code", String(status.code)),
+            ]
+            return (
+                count: Counter(label: "http_requests_total", dimensions: dimensions),
+                time: Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds))
+        }
         metrics.count.increment()
         metrics.time.recordInterval(since: started)
-    }
-
-    private static func make(_ key: Key) -> (count: Counter, time: Metrics.Timer) {
-        let dimensions = [("http_route", key.route ?? "unmatched"), ("http_request_method", key.method.rawValue), ("http_response_status_code", String(key.status))]
-        let made = (
-            count: Counter(label: "http_requests_total", dimensions: dimensions),
-            time: Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
-        )
-        if ChatterMetrics.bootstrapped { kept.withLock { $0[key] = made } }
-        return made
     }
 }

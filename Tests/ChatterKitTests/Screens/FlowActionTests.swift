@@ -41,9 +41,6 @@ import Testing
     }
 
     @Test func aFailingGoogleSignInSaysWhy() async throws {
-        struct GoogleUnavailable: Error, CustomStringConvertible {
-            var description: String { "Google is unreachable" }
-        }
         try await LiveServer.run { server in
             let flow = await ChattFlow(client: server.client(), clientID: TestIssuer.clientID)
             let post = Task { await flow.post("never") }

@@ -53,12 +53,12 @@ import Testing
                 let backup = try await SQLiteConnection.open(storage: .file(path: copy), logger: logger)
                 let integrity = try await backup.query("PRAGMA integrity_check").first?.column("integrity_check")?.string
                 let ids = Set(try await backup.query("SELECT id FROM chatts").compactMap { $0.column("id")?.string.flatMap(UUID.init(text:)) })
-                let journal = try await backup.query("PRAGMA journal_mode").first?.column("journal_mode")?.string
+                let version = try await backup.query("PRAGMA user_version").first?.column("user_version")?.integer
                 try await backup.close()
                 #expect(integrity == "ok")
                 #expect(before.isSubset(of: ids), "\(before.subtracting(ids).count) acknowledged writes missing from the copy")
                 #expect(ids.count <= total)
-                #expect(journal != nil)
+                #expect(version == SQLiteMigrations.all.count, "the copy opens as this chatterd's schema, not as a new database")
                 #expect(FileManager.default.fileExists(atPath: copy + ".partial") == false)
                 print("backup under load: \(before.count) chatts acknowledged before it, \(ids.count) in the copy, \(total) in all; \(bytes) bytes, integrity_check \(integrity ?? "?")")
             } catch {

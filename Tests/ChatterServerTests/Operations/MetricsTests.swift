@@ -2,6 +2,7 @@ import ChatterTestSupport
 import ChatterWire
 import Foundation
 import Hummingbird
+import Logging
 import Testing
 
 @testable import ChatterServer
@@ -72,6 +73,25 @@ import Testing
         try await Harness.run(metrics: Harness.metrics, configure: { $0.metricsBind = "127.0.0.1:0" }) { h async throws in
             #expect(try await h.get("/metrics").status == .notFound)
             #expect(try await h.get("/health").status == .ok)
+        }
+    }
+
+    @Test func theListenerOfItsOwnServesMetricsToWhoeverReachesItOrToTokenBearers() async throws {
+        for token in [nil, "scrape-token-0123456789"] {
+            try await LiveService.run({ onServerRunning in
+                ChatterApp.metricsListener(
+                    Harness.metrics, host: "127.0.0.1", port: 0, token: token, onServerRunning: onServerRunning, logger: Logger(label: "metrics-test"))
+            }) { port in
+                try await LiveClient.with(baseURL: "http://127.0.0.1:\(port)") { listener in
+                    let plain = try await listener.execute(uri: "/metrics", method: .get)
+                    #expect(plain.status == (token == nil ? .ok : .notFound))
+                    if let token {
+                        let bearer = try await listener.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(token)"])
+                        #expect(bearer.status == .ok)
+                    }
+                    #expect(try await listener.execute(uri: "/health", method: .get).status == .notFound, "metrics alone")
+                }
+            }
         }
     }
 

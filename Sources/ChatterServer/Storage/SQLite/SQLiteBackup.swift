@@ -26,17 +26,11 @@ public enum SQLiteBackup {
             throw error
         }
         // VACUUM INTO does not sync what it wrote: the copy is made durable before it takes the name.
-        try sync(path: partial)
+        try fsyncFile(atPath: partial)
         try files.moveItem(atPath: partial, toPath: destination)
-        try sync(path: (destination as NSString).deletingLastPathComponent.isEmpty ? "." : (destination as NSString).deletingLastPathComponent)
+        let directory = (destination as NSString).deletingLastPathComponent
+        try fsyncFile(atPath: directory.isEmpty ? "." : directory)
         return (try files.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
-    }
-
-    private static func sync(path: String) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw BackupError("cannot open \(path) to sync it") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw BackupError("cannot sync \(path)") }
     }
 }
 

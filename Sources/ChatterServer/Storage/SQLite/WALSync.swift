@@ -2,12 +2,6 @@ import Foundation
 import NIOPosix
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Makes committed transactions survive a power loss, for the writes that must never come back undone
 /// (a sign-out, a revocation, a password change, an account deletion).
 ///
@@ -27,12 +21,7 @@ final class WALSync: Sendable {
         let path = walPath
         let count = self.count
         queue = BatchingQueue(maximumBatch: .max) { _ in
-            try await NIOThreadPool.singleton.runIfActive {
-                let fd = open(path, O_RDONLY)
-                guard fd >= 0 else { throw StoreError.syncFailed(errno) }
-                defer { close(fd) }
-                guard fsync(fd) == 0 else { throw StoreError.syncFailed(errno) }
-            }
+            try await NIOThreadPool.singleton.runIfActive { try fsyncFile(atPath: path) }
             count.value.add(1, ordering: .relaxed)
         }
     }

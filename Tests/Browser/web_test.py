@@ -6,8 +6,9 @@ Usage: web_test.py --chatterd PATH [--screenshots DIR]
 Starts chatterd (development TLS, mail to the outbox) in a temporary data directory, then walks through
 what a person does: read the timeline signed out, sign in with an emailed code (read from the outbox),
 post and see the chatt, reload and stay signed in, revoke another session, sign out everywhere, sign up
-and sign in with a password, take over a native session through the hand-off link, use the site without
-JavaScript, and delete the account. Every page gets an axe-core accessibility check (no serious or
+and sign in with a password, take over a native session through the hand-off link, delete the account,
+administer accounts as an operator (with `chatterd admin` beside the browser), and use the site without
+JavaScript. Every page gets an axe-core accessibility check (no serious or
 critical violation) and a screenshot at phone (390x844) and desktop (1280x800) width.
 """
 import argparse
@@ -51,6 +52,7 @@ class Server:
     """chatterd on a free loopback port, over HTTPS with its development certificate."""
 
     def __init__(self, binary):
+        self.binary = binary
         self.data = tempfile.mkdtemp(prefix="chatter-web-")
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -109,6 +111,14 @@ class Server:
                 return response.status, (json.loads(text) if text else None)
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read().decode() or "null")
+
+    def admin(self, *arguments):
+        """`chatterd admin …` on the database this chatterd serves, while it serves; its JSON answer."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CHATTERD_")}
+        done = subprocess.run([self.binary, "admin", *arguments, "--data-dir", self.data, "--json"],
+                              capture_output=True, text=True, env=env, timeout=60)
+        check(done.returncode == 0, f"chatterd admin {' '.join(arguments)} failed: {done.stderr}")
+        return json.loads(done.stdout)
 
     def native_sign_in(self, address):
         started = time.time() - 1
@@ -338,6 +348,49 @@ def run(server, shots):
         check(status == 401, "the app's session ended with the account")
         step("delete the account after a confirmation step")
 
+        # An operator: granted from the command line, then the admin pages in the browser.
+        server.native_sign_in("operator@example.com")
+        granted = server.admin("grant", "operator@example.com")
+        member = server.native_sign_in("member@example.com")
+        found = server.admin("users", "member")
+        check([a["emails"] for a in found] == [["member@example.com"]], f"the CLI finds the member: {found}")
+        shown = server.admin("show", "member@example.com")
+        check(len(shown["sessions"]) == 1 and shown["identities"][0]["email"] == "member@example.com", f"the CLI shows the member: {shown}")
+        visit.sign_in_with_code("operator@example.com", shoot=False)
+        visit.go("/admin")
+        check(visit.find("h1").text == "Accounts", "the operator sees the accounts")
+        visit.page("admin")
+        visit.fill("#q", "member@")
+        visit.submit("form[role='search'] button")
+        check([row.text for row in visit.finds(".accounts li strong")] == ["member"], "the search finds the member alone")
+        visit.submit(".accounts li a")
+        check("member@example.com" in visit.find("main").text and len(visit.finds(".sessions li")) == 1, "the member's identity and session")
+        visit.page("admin-user")
+        visit.submit("form[action$='/disable'] button")
+        check("disabled" in visit.find(".notice").text and not visit.finds(".sessions li"), "disabled; its session is gone")
+        status, _ = server.api("GET", "/v1/me", bearer=member["accessToken"])
+        check(status == 401, f"the member's token is refused ({status})")
+        started = time.time() - 1
+        server.api("POST", "/v1/auth/email/code", {"email": "member@example.com"})
+        code = server.latest_code("member@example.com", started)
+        status, refused = server.api("POST", "/v1/auth/email/verify", {"email": "member@example.com", "code": code})
+        check(status == 403 and refused["error"] == "account_disabled", f"a disabled account cannot sign in: {status} {refused}")
+        visit.go("/admin/audit?kind=account_disabled")
+        rows = visit.finds("table.audit tbody tr")
+        check(len(rows) == 1 and "admin:" + granted["userID"] in rows[0].text, "the audit log names the operator")
+        visit.page("admin-audit")
+        server.admin("enable", "member@example.com")
+        events = server.admin("audit", "--user", "member@example.com", "--kind", "account_disabled", "--kind", "account_enabled")
+        check([(e["event"], e["actor"].split(":")[0]) for e in events] == [("account_enabled", "cli"), ("account_disabled", "admin")],
+              f"the CLI reads who did what: {events}")
+        again = server.native_sign_in("member@example.com")
+        check(server.admin("end-sessions", "member@example.com")["sessionsEnded"] == 1, "the CLI ends the member's session")
+        status, _ = server.api("GET", "/v1/me", bearer=again["accessToken"])
+        check(status == 401, f"a session ended from the command line is refused by the serving chatterd ({status})")
+        server.admin("delete", "member@example.com", "--yes")
+        check(server.admin("users", "member") == [], "the member is deleted")
+        step("an operator granted from the command line finds, disables and audits an account in the browser; the CLI enables, ends sessions and deletes")
+
         # Errors are pages, without a stack or a token.
         visit.go("/no/such/page")
         check(visit.find("h1").text == "Page not found", "a 404 page")
@@ -353,6 +406,9 @@ def run(server, shots):
         plain.submit("form[action='/post'] button")
         check(plain.finds(".chatt .message")[0].text == "posted without JavaScript", "posted without JavaScript")
         step("sign in and post with JavaScript off")
+        plain.go("/admin")
+        check(plain.find("h1").text == "Forbidden" and not plain.finds(".accounts"), "the admin pages refuse someone who is not an operator")
+        step("the admin pages are refused to an account that is not an operator")
     finally:
         driver.quit()
         if other:

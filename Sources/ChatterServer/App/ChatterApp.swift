@@ -39,6 +39,7 @@ public enum ChatterApp {
         TimelinePages(services: services, pages: pages, web: web, timeline: timeline).register(on: router)
         AuthPages(services: services, pages: pages, web: web).register(on: router)
         AccountPages(services: services, pages: pages, web: web).register(on: router)
+        AdminPages(services: services, pages: pages, web: web).register(on: router)
         router.get("static/:file") { _, context in
             guard let response = context.parameters.get("file").flatMap(pages.asset) else { throw APIError(.notFound, "not_found", "No such file.") }
             return response

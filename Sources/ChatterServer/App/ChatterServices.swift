@@ -14,6 +14,7 @@ public struct ChatterServices: Sendable {
     public let throttle: SignInThrottle
     public let devices: DeviceTokens
     public let audit: AuditLog
+    public let admin: AdminService
     public let now: @Sendable () -> Date
     public let logger: Logger
 
@@ -31,6 +32,7 @@ public struct ChatterServices: Sendable {
         self.throttle = SignInThrottle(store: store, now: now)
         self.devices = DeviceTokens(store: store, now: now)
         self.audit = AuditLog(store: store, now: now, logger: logger)
+        self.admin = AdminService(store: store, audit: audit, now: now)
         self.now = now
         self.logger = logger
     }

@@ -4,7 +4,7 @@ import Logging
 /// Security events, kept in the audit table. Recording never fails a request: a storage error
 /// is logged instead. Details never contain secrets.
 public struct AuditLog: Sendable {
-    public enum Event: String, Sendable {
+    public enum Event: String, Sendable, CaseIterable {
         case signIn = "sign_in"
         case signInFailed = "sign_in_failed"
         case refreshReused = "refresh_reused"
@@ -18,18 +18,28 @@ public struct AuditLog: Sendable {
         case appleConsentRevoked = "apple_consent_revoked"
         case appleAccountDeleted = "apple_account_deleted"
         case appleEmailChanged = "apple_email_changed"
+        // An operator's actions (`AdminService`): the event's user is the account acted on, its actor the operator.
+        case adminSessionRevoked = "admin_session_revoked"
+        case adminSessionsRevoked = "admin_sessions_revoked"
+        case accountDisabled = "account_disabled"
+        case accountEnabled = "account_enabled"
+        case adminAccountDeleted = "admin_account_deleted"
+        case adminGranted = "admin_granted"
+        case adminRevoked = "admin_revoked"
     }
 
     let store: any ChatterStore
     let now: @Sendable () -> Date
     let logger: Logger
 
-    public func record(_ event: Event, user: UUID? = nil, method: String? = nil, client: ClientInfo, detail: String? = nil) async {
+    public func record(
+        _ event: Event, user: UUID? = nil, method: String? = nil, client: ClientInfo, detail: String? = nil, actor: AuditActor? = nil
+    ) async {
         // Sign-in details are closed sets (a token's failed check, "invalid code"), so they can be labels.
         if event == .signIn { ChatterMetrics.signIn(method: method ?? "unknown", outcome: "ok") }
         if event == .signInFailed { ChatterMetrics.signIn(method: method ?? "unknown", outcome: detail ?? "refused") }
         do {
-            try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method, client: client, detail: detail))
+            try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method, client: client, detail: detail, actor: actor))
         } catch {
             logger.error("audit event not recorded", metadata: ["event": "\(event.rawValue)", "error": "\(error)"])
         }

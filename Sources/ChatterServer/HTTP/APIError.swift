@@ -44,6 +44,9 @@ public struct APIError: Error, HTTPResponseError {
     static func tooLong(_ message: String) -> APIError { APIError(.badRequest, "field_too_long", message) }
     static let unknownSession = APIError(.unauthorized, "invalid_session", "Unknown chatterID: sign in again with /adduser.").preEncoded()
     static let expiredSession = APIError(.unauthorized, "expired_session", "This chatterID has expired: sign in again with /adduser.").preEncoded()
+    /// Whatever the sign-in method: the session insert refused it (see `SessionRepository.createSession`).
+    static let accountDisabled = APIError(
+        .forbidden, "account_disabled", "This account has been disabled by the server's operator; ask them to enable it again.")
 }
 
 /// Makes every error a JSON body: the router's 404s, oversized bodies, and anything unexpected (500,
@@ -54,6 +57,8 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch StoreError.accountDisabled {
+            throw APIError.accountDisabled
         } catch let error as any HTTPResponseError {
             let status = error.status
             let message = (error as? HTTPError)?.body ?? status.reasonPhrase

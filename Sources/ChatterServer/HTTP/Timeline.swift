@@ -57,7 +57,8 @@ final class Timeline: Sendable {
     /// kept under a stamp newer than the data it was built from.
     private func revalidate() async throws {
         guard !stampless.load(ordering: .relaxed) else { return }
-        guard let stamp = try await stamps.value(for: 0) else { return stampless.store(true, ordering: .relaxed) }
+        let read = store.timelineStampIsInMemory ? try await store.timelineStamp() : try await stamps.value(for: 0)
+        guard let stamp = read else { return stampless.store(true, ordering: .relaxed) }
         if lastStamp.withLock({ last in defer { last = stamp }; return last != stamp }) {
             course.invalidate()
             newestPage.invalidate()

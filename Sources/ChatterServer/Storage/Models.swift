@@ -65,7 +65,7 @@ public struct LinkedIdentity: Sendable, Equatable {
 }
 
 /// Who is asking: kept with sessions and audit events.
-public struct ClientInfo: Sendable, Equatable {
+public struct ClientInfo: Sendable, Hashable {
     public var ip: String?
     public var userAgent: String?
 
@@ -102,6 +102,11 @@ public struct NewSession: Sendable {
     public var createdAt: Date
     public var absoluteExpiresAt: Date
     public var client: ClientInfo
+}
+
+/// Hashed by id alone, so that concurrent sign-ins can be inserted together (see `BatchingLookup`).
+extension NewSession: Hashable {
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
 /// A refresh token's rotation, computed by the session service and applied atomically by the store.
@@ -182,15 +187,77 @@ public struct AuditEvent: Sendable, Equatable {
     public var method: String?
     public var client: ClientInfo
     public var detail: String?
+    /// Who acted on `userID`'s account when it was not the user: an operator.
+    public var actor: AuditActor?
 
-    public init(at: Date, event: String, userID: UUID? = nil, method: String? = nil, client: ClientInfo = ClientInfo(), detail: String? = nil) {
+    public init(
+        at: Date, event: String, userID: UUID? = nil, method: String? = nil, client: ClientInfo = ClientInfo(), detail: String? = nil,
+        actor: AuditActor? = nil
+    ) {
         self.at = at
         self.event = event
         self.userID = userID
         self.method = method
         self.client = client
         self.detail = detail
+        self.actor = actor
     }
+}
+
+/// An operator who acted on an account: an admin through the web app, or someone at the command line.
+public enum AuditActor: Sendable, Hashable, CustomStringConvertible {
+    /// An account marked as an operator (`chatterd admin grant`), through the admin pages.
+    case admin(UUID)
+    /// `chatterd admin …`, run by this system login.
+    case commandLine(login: String)
+
+    /// How the audit table stores it: `admin:<user id>` or `cli:<login>`.
+    public var description: String {
+        switch self {
+        case .admin(let id): "admin:" + id.text
+        case .commandLine(let login): "cli:" + login
+        }
+    }
+
+    public init?(stored: String) {
+        if stored.hasPrefix("admin:"), let id = UUID(text: String(stored.dropFirst(6))) {
+            self = .admin(id)
+        } else if stored.hasPrefix("cli:") {
+            self = .commandLine(login: String(stored.dropFirst(4)))
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Which audit events to read: every condition given must hold. Newest first, at most `limit`.
+public struct AuditFilter: Sendable, Equatable {
+    public var userID: UUID?
+    /// Event names (`AuditLog.Event` raw values); empty for all.
+    public var events: [String]
+    public var since: Date?
+    public var until: Date?
+    public var limit: Int
+
+    public init(userID: UUID? = nil, events: [String] = [], since: Date? = nil, until: Date? = nil, limit: Int = 100) {
+        self.userID = userID
+        self.events = events
+        self.since = since
+        self.until = until
+        self.limit = limit
+    }
+}
+
+/// An account as an operator sees it.
+public struct AccountRecord: Sendable, Equatable {
+    public var user: User
+    public var createdAt: Date
+    /// When an operator disabled it; nil while it may sign in.
+    public var disabledAt: Date?
+    /// Marked as an operator: may use the admin pages.
+    public var isAdmin: Bool
+    /// The addresses its identities carry, oldest identity first.
+    public var emails: [String]
 }
 
 public struct Chatt: Sendable, Equatable {

@@ -57,6 +57,9 @@ public protocol AccountTransaction: Sendable {
 }
 
 public protocol SessionRepository: Sendable {
+    /// Inserts the session only while its account exists and is not disabled, decided in the insert
+    /// itself, so a sign-in racing an operator's "disable" never leaves a session behind. Throws
+    /// `StoreError.accountDisabled` or `StoreError.userGone` when it did not insert.
     func createSession(_ session: NewSession) async throws
     /// The session whose access token hashes to `accessHash`. An expired session that cannot be refreshed
     /// is deleted when presented.
@@ -145,7 +148,31 @@ public protocol WebHandoffRepository: Sendable {
 
 public protocol AuditRepository: Sendable {
     func record(_ event: AuditEvent) async throws
-    func auditEvents(userID: UUID?) async throws -> [AuditEvent]
+    /// Newest first.
+    func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent]
+}
+
+extension AuditRepository {
+    /// Every event, or every event of `userID`, oldest first.
+    public func auditEvents(userID: UUID?) async throws -> [AuditEvent] {
+        try await auditEvents(AuditFilter(userID: userID, limit: .max)).reversed()
+    }
+}
+
+/// What operators do to accounts (`AdminService` owns the rules and the audit).
+public protocol AdminRepository: Sendable {
+    /// Accounts whose name, id or an identity's email contains `text` (every account when nil), newest
+    /// first, at most `limit`.
+    func findAccounts(matching text: String?, limit: Int) async throws -> [AccountRecord]
+    func account(id: UUID) async throws -> AccountRecord?
+    /// The accounts with an identity whose email is `email`, ignoring case, oldest first.
+    func accounts(withEmail email: String) async throws -> [AccountRecord]
+    /// Disabling marks the account and ends its sessions and web handoffs in one transaction (a sign-in
+    /// after it cannot insert a session: see `createSession`); enabling clears the mark. Returns the
+    /// sessions ended, or nil when there is no such account.
+    func setDisabled(_ disabled: Bool, userID: UUID, at: Date) async throws -> Int?
+    /// False when there is no such account.
+    func setAdmin(_ isAdmin: Bool, userID: UUID) async throws -> Bool
 }
 
 public protocol ChattRepository: Sendable {
@@ -156,10 +183,16 @@ public protocol ChattRepository: Sendable {
     /// Newest first, strictly older than the chatt `before` (by id) when given.
     func chatts(before: UUID?, limit: Int) async throws -> [Chatt]
     func chattCount() async throws -> Int
-    /// A value that changes whenever any instance changes the timeline, cheap to read: caches compare it
-    /// before answering. nil when this process is the database's only writer, whose own writes are all
-    /// a cache needs to watch.
+    /// A value that changes whenever another instance or process changes the timeline (it may change more
+    /// often), cheap to read: caches compare it before answering; this process's own writes they watch
+    /// themselves. nil when nothing else can write the database.
     func timelineStamp() async throws -> TimelineStamp?
+    /// `timelineStamp()` costs no database read, so callers need not share reads of it.
+    var timelineStampIsInMemory: Bool { get }
+}
+
+extension ChattRepository {
+    public var timelineStampIsInMemory: Bool { false }
 }
 
 /// See `ChattRepository.timelineStamp()`.
@@ -170,7 +203,8 @@ public struct TimelineStamp: Sendable, Equatable {
 
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
-    DeviceTokenRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository
+    DeviceTokenRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository,
+    AdminRepository
 {
     /// What the store needs running beside the server (a connection pool), started before and stopped
     /// after the services that use the store.

@@ -4,6 +4,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case corruptRow(String)
     /// The row names a user that no longer exists (deleted while the request ran).
     case userGone
+    /// An operator disabled the account: it cannot sign in.
+    case accountDisabled
     /// fsync of the database's log failed (errno): the write is committed but may not survive a power loss.
     case syncFailed(Int32)
 
@@ -15,6 +17,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             "a stored row could not be read: \(what)"
         case .userGone:
             "the user no longer exists"
+        case .accountDisabled:
+            "the account is disabled"
         case .syncFailed(let code):
             "fsync of the database log failed (errno \(code))"
         }

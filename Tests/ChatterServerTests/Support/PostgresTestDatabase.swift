@@ -44,23 +44,7 @@ enum PostgresTestDatabase {
     }
 }
 
-/// Runs `body` while `store`'s services (PostgreSQL's pool) run, then stops them gracefully and closes
-/// the store.
+/// Runs `body` while `store`'s services (PostgreSQL's pool) run, then stops them and closes the store.
 func withRunning<T: Sendable>(_ store: any ChatterStore, _ body: () async throws -> T) async throws -> T {
-    let group = ServiceGroup(services: store.services, logger: PostgresTestDatabase.logger)
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        if !store.services.isEmpty { tasks.addTask { try await group.run() } }
-        do {
-            let value = try await body()
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            try await store.close()
-            return value
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await tasks.waitForAll()
-            try? await store.close()
-            throw error
-        }
-    }
+    try await store.whileRunning(logger: PostgresTestDatabase.logger, body)
 }

@@ -152,5 +152,12 @@ enum PostgresMigrations {
         [
             "ALTER TABLE chatt_deletions RENAME TO timeline_version",
         ],
+        // 4: administration: accounts an operator disabled or marked as operators, who did what in the audit
+        // log, and reading it by time.
+        [
+            "ALTER TABLE users ADD COLUMN disabled_at timestamptz, ADD COLUMN is_admin boolean NOT NULL DEFAULT false",
+            "ALTER TABLE audit_events ADD COLUMN actor text",
+            "CREATE INDEX audit_by_time ON audit_events(at)",
+        ],
     ]
 }

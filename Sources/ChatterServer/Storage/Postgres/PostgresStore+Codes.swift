@@ -120,21 +120,25 @@ extension PostgresStore {
     public func record(_ event: AuditEvent) async throws {
         try await rows(
             """
-            INSERT INTO audit_events (at, event, user_id, method, ip, user_agent, detail)
-            VALUES (\(event.at), \(event.event), \(event.userID), \(event.method), \(event.client.ip), \(event.client.userAgent), \(event.detail))
+            INSERT INTO audit_events (at, event, user_id, method, ip, user_agent, detail, actor)
+            VALUES (\(event.at), \(event.event), \(event.userID), \(event.method), \(event.client.ip), \(event.client.userAgent), \(event.detail),
+                \(event.actor?.description))
             """)
     }
 
-    public func auditEvents(userID: UUID?) async throws -> [AuditEvent] {
+    public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
         try await rows(
             """
-            SELECT at, event, user_id, method, ip, user_agent, detail FROM audit_events
-            WHERE \(userID)::uuid IS NULL OR user_id = \(userID) ORDER BY seq
+            SELECT at, event, user_id, method, ip, user_agent, detail, actor FROM audit_events
+            WHERE (\(filter.userID)::uuid IS NULL OR user_id = \(filter.userID)) AND (cardinality(\(filter.events)::text[]) = 0 OR event = ANY(\(filter.events)))
+                AND (\(filter.since)::timestamptz IS NULL OR at >= \(filter.since)) AND (\(filter.until)::timestamptz IS NULL OR at < \(filter.until))
+            ORDER BY seq DESC LIMIT \(filter.limit)
             """
         ).map { row in
             AuditEvent(
                 at: try row.value("at"), event: try row.value("event"), userID: try row.value("user_id"), method: try row.value("method"),
-                client: ClientInfo(ip: try row.value("ip"), userAgent: try row.value("user_agent")), detail: try row.value("detail"))
+                client: ClientInfo(ip: try row.value("ip"), userAgent: try row.value("user_agent")), detail: try row.value("detail"),
+                actor: try row.value("actor", as: String?.self).flatMap(AuditActor.init(stored:)))
         }
     }
 

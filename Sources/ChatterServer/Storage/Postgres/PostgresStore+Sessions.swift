@@ -2,14 +2,21 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
+    /// `FOR SHARE` holds the account's row until the insert commits: an operator's "disable" (which
+    /// updates that row, then ends its sessions) either waits for this session and ends it too, or
+    /// commits first and this insert finds the account disabled.
     public func createSession(_ s: NewSession) async throws {
-        try await rows(
+        let inserted = try await rows(
             """
             INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
                 absolute_expires_at, user_agent, ip)
-            VALUES (\(s.id), \(s.userID), \(s.method), \(s.accessHash.bytea), \(s.accessExpiresAt), \(s.refreshHash?.bytea),
-                \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip))
+            SELECT \(s.id), u.id, \(s.method), \(s.accessHash.bytea), \(s.accessExpiresAt), \(s.refreshHash?.bytea),
+                \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip)
+            FROM (SELECT id FROM users WHERE id = \(s.userID) AND disabled_at IS NULL FOR SHARE) u
+            RETURNING id
             """)
+        guard inserted.isEmpty else { return }
+        throw try await rows("SELECT 1 FROM users WHERE id = \(s.userID)").isEmpty ? StoreError.userGone : StoreError.accountDisabled
     }
 
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {

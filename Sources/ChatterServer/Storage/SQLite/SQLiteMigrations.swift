@@ -220,5 +220,13 @@ enum SQLiteMigrations {
             END
             """,
         ],
+        // 6: administration: accounts an operator disabled or marked as operators, who did what in the audit
+        // log, and reading it by time.
+        [
+            "ALTER TABLE users ADD COLUMN disabled_at REAL",
+            "ALTER TABLE users ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE audit_events ADD COLUMN actor TEXT",
+            "CREATE INDEX audit_by_time ON audit_events(at)",
+        ],
     ]
 }

@@ -34,7 +34,11 @@ extension SQLiteStore {
     public func chattCount() async throws -> Int { try await count("chatts") }
 
     /// None: every write to the file is this process's own (see `Timeline.add`).
-    public func timelineStamp() async throws -> TimelineStamp? { nil }
+    /// Only other processes' writes move it (this process's own posts drop the timeline caches at once),
+    /// and it is read from memory.
+    public func timelineStamp() async throws -> TimelineStamp? { TimelineStamp([externalWrites.count]) }
+
+    public var timelineStampIsInMemory: Bool { true }
 }
 
 extension Chatt {

@@ -120,22 +120,33 @@ extension SQLiteStore {
         try await auditInserts.insert(event)
     }
 
-    static let auditColumns = ["at", "event", "user_id", "method", "ip", "user_agent", "detail"]
+    static let auditColumns = ["at", "event", "user_id", "method", "ip", "user_agent", "detail", "actor"]
 
     static func binds(_ event: AuditEvent) -> [SQLiteData] {
         [.time(event.at), .text(event.event), event.userID.map(SQLiteData.uuid) ?? .null, event.method.map(SQLiteData.text) ?? .null,
          event.client.ip.map(SQLiteData.text) ?? .null, event.client.userAgent.map(SQLiteData.text) ?? .null,
-         event.detail.map(SQLiteData.text) ?? .null]
+         event.detail.map(SQLiteData.text) ?? .null, event.actor.map { SQLiteData.text($0.description) } ?? .null]
     }
 
-    public func auditEvents(userID: UUID?) async throws -> [AuditEvent] {
+    public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
+        var conditions: [String] = [], binds: [SQLiteData] = []
+        if let user = filter.userID { conditions.append("user_id = ?"); binds.append(.uuid(user)) }
+        if !filter.events.isEmpty {
+            conditions.append("event IN (\(Array(repeating: "?", count: filter.events.count).joined(separator: ", ")))")
+            binds += filter.events.map(SQLiteData.text)
+        }
+        if let since = filter.since { conditions.append("at >= ?"); binds.append(.time(since)) }
+        if let until = filter.until { conditions.append("at < ?"); binds.append(.time(until)) }
         let rows = try await reader.query(
-            "SELECT at, event, user_id, method, ip, user_agent, detail FROM audit_events WHERE ?1 IS NULL OR user_id = ?1 ORDER BY seq",
-            [userID.map(SQLiteData.uuid) ?? .null])
+            """
+            SELECT at, event, user_id, method, ip, user_agent, detail, actor FROM audit_events
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")) ORDER BY seq DESC LIMIT ?
+            """, binds + [.integer(min(filter.limit, Int(Int64.max)))])
         return try rows.map { row in
             AuditEvent(
                 at: try row.date("at"), event: try row.string("event"), userID: try? row.uuid("user_id"), method: row.column("method")?.string,
-                client: ClientInfo(ip: row.column("ip")?.string, userAgent: row.column("user_agent")?.string), detail: row.column("detail")?.string)
+                client: ClientInfo(ip: row.column("ip")?.string, userAgent: row.column("user_agent")?.string), detail: row.column("detail")?.string,
+                actor: row.column("actor")?.string.flatMap(AuditActor.init(stored:)))
         }
     }
 }

@@ -2,9 +2,27 @@ import Foundation
 import SQLiteNIO
 
 extension SQLiteStore {
-    /// Batched with concurrent sign-ins.
+    /// Batched with concurrent sign-ins (see `insertSessions`).
     public func createSession(_ s: NewSession) async throws {
-        try await sessionInserts.insert(s)
+        guard try await sessionInserts.value(for: s) == nil else { return }
+        throw try await Self.sessionRefusal(reader, userID: s.userID)
+    }
+
+    /// One statement for a batch of sign-ins: each row goes in only while its account exists and is not
+    /// disabled, which the single writer decides with the insert. Answers the sessions inserted.
+    static func insertSessions(_ batch: [NewSession], on writer: SQLiteConnection, lock: AsyncMutex) async throws -> [NewSession: Bool] {
+        let tuple = "(" + Array(repeating: "?", count: sessionColumns.count).joined(separator: ", ") + ")"
+        let rows = try await lock.withLock {
+            try await writer.query(
+                """
+                INSERT INTO sessions (\(sessionColumns.joined(separator: ", ")))
+                SELECT v.* FROM (VALUES \(Array(repeating: tuple, count: batch.count).joined(separator: ", "))) AS v
+                JOIN users u ON u.id = v.column2 WHERE u.disabled_at IS NULL
+                RETURNING id
+                """, batch.flatMap(binds))
+        }
+        let inserted = Set(rows.compactMap { $0.column("id")?.string })
+        return Dictionary(uniqueKeysWithValues: batch.filter { inserted.contains($0.id.text) }.map { ($0, true) })
     }
 
     static let sessionColumns = [

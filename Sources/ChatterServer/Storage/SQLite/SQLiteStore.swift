@@ -15,7 +15,8 @@ public final class SQLiteStore: ChatterStore {
     let writeLock: AsyncMutex
     /// Posts and sign-ins arrive in bursts: their rows are written many to a statement (see `BatchedInsert`).
     let chattInserts: BatchedInsert<Chatt>
-    let sessionInserts: BatchedInsert<NewSession>
+    /// Sign-ins too, but each learns whether its row went in (see `insertSessions`).
+    let sessionInserts: BatchingLookup<NewSession, Bool>
     let auditInserts: BatchedInsert<AuditEvent>
     /// Every authenticated request looks its session up: recent ones are in the cache (sound because this
     /// process is the file's only writer), and concurrent lookups share one query.
@@ -26,6 +27,8 @@ public final class SQLiteStore: ChatterStore {
     let checkpointer: SQLiteCheckpointer
     /// See `durable(_:)`.
     let walSync: WALSync
+    /// Other processes' commits (`chatterd admin`), which empty the session cache and move `timelineStamp()`.
+    let externalWrites = ExternalWrites()
     public let path: String
     public let tokenKey: SessionTokenKey
     public var services: [any Service] { [] }
@@ -43,7 +46,10 @@ public final class SQLiteStore: ChatterStore {
         self.walSync = WALSync(databasePath: path)
         self.writeLock = writeLock
         self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: writeLock, binds: Self.binds)
-        self.sessionInserts = BatchedInsert(into: "sessions", columns: Self.sessionColumns, writer: writer, lock: writeLock, binds: Self.binds)
+        // 11 binds a session, within SQLite's 32,766.
+        self.sessionInserts = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
+            try await Self.insertSessions(batch, on: writer, lock: writeLock)
+        }
         self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: writeLock, binds: Self.binds)
         self.sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { hashes in
             try await Self.sessions(readers.next, accessHashes: hashes)
@@ -96,9 +102,18 @@ public final class SQLiteStore: ChatterStore {
             let writeLock = AsyncMutex()
             let checkpointer = try await SQLiteCheckpointer.start(
                 path: path, every: checkpointInterval, restartFrames: walRestartFrames, writeLock: writeLock, logger: logger)
-            return SQLiteStore(
+            let store = SQLiteStore(
                 path: path, writer: writer, writeLock: writeLock, readers: ReaderConnections(readers), checkpointer: checkpointer,
                 tokenKey: tokenKey)
+            do {
+                try await store.externalWrites.start(writer: writer, lock: writeLock, logger: logger) { [sessionCache = store.sessionCache] in
+                    sessionCache.invalidateAll()
+                }
+            } catch {
+                await checkpointer.stop()
+                throw error
+            }
+            return store
         } catch {
             for reader in readers { try? await reader.close() }
             try? await writer.close()
@@ -139,6 +154,7 @@ public final class SQLiteStore: ChatterStore {
     }
 
     public func close() async throws {
+        await externalWrites.stop()
         await checkpointer.stop()
         try await writeLock.withLock { [writer, readers] in
             for reader in readers.all { try await reader.close() }

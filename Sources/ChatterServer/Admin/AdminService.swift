@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+
+/// What an operator can do to accounts, from `chatterd admin` or the admin pages: the same rules and the
+/// same audit either way. Every change is recorded with the operator as its actor.
+public struct AdminService: Sendable {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case noSuchAccount(String)
+        /// Several accounts have an identity with this email: name one by its id.
+        case ambiguousEmail(String, [UUID])
+        case noSuchSession(UUID)
+
+        public var description: String {
+            switch self {
+            case .noSuchAccount(let reference): "no account is \(reference)"
+            case .ambiguousEmail(let email, let ids):
+                "\(ids.count) accounts have an identity with the email \(email); name one by its id: "
+                    + ids.map(\.text).joined(separator: ", ")
+            case .noSuchSession(let id): "the account has no session \(id.text)"
+            }
+        }
+    }
+
+    /// An account as the admin pages and `chatterd admin user` show it.
+    public struct AccountDetails: Sendable, Equatable {
+        public var account: AccountRecord
+        public var identities: [Identity]
+        public var hasPassword: Bool
+        public var sessions: [SessionRecord]
+    }
+
+    let store: any ChatterStore
+    let audit: AuditLog
+    let now: @Sendable () -> Date
+
+    public init(store: any ChatterStore, now: @escaping @Sendable () -> Date = Date.init, logger: Logger) {
+        self.init(store: store, audit: AuditLog(store: store, now: now, logger: logger), now: now)
+    }
+
+    init(store: any ChatterStore, audit: AuditLog, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.audit = audit
+        self.now = now
+    }
+
+    /// The account `reference` names: its id, or an email one of its identities carries (when only one does).
+    public func account(_ reference: String) async throws -> AccountRecord {
+        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        if let id = UUID(uuidString: trimmed) {
+            guard let account = try await store.account(id: id) else { throw Failure.noSuchAccount(trimmed) }
+            return account
+        }
+        let found = try await store.accounts(withEmail: trimmed)
+        guard let first = found.first else { throw Failure.noSuchAccount(trimmed) }
+        guard found.count == 1 else { throw Failure.ambiguousEmail(trimmed, found.map(\.user.id)) }
+        return first
+    }
+
+    /// Newest first; every account when `text` is nil or empty.
+    public func find(_ text: String?, limit: Int = 100) async throws -> [AccountRecord] {
+        let query = text?.trimmingCharacters(in: .whitespaces)
+        return try await store.findAccounts(matching: query?.isEmpty == false ? query : nil, limit: max(1, limit))
+    }
+
+    public func details(of id: UUID) async throws -> AccountDetails {
+        guard let account = try await store.account(id: id) else { throw Failure.noSuchAccount(id.text) }
+        let summary = try await store.accountSummary(userID: id)
+        return AccountDetails(
+            account: account, identities: summary.identities, hasPassword: summary.hasPassword, sessions: try await store.sessions(of: id))
+    }
+
+    public func endSession(_ sessionID: UUID, of userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws {
+        guard try await store.revokeSession(id: sessionID, userID: userID) else { throw Failure.noSuchSession(sessionID) }
+        await audit.record(.adminSessionRevoked, user: userID, client: client, detail: sessionID.text, actor: actor)
+    }
+
+    /// Returns how many sessions ended.
+    @discardableResult
+    public func endSessions(of userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws -> Int {
+        let ended = try await store.revokeSessions(of: userID, except: nil)
+        await audit.record(.adminSessionsRevoked, user: userID, client: client, detail: "\(ended) sessions", actor: actor)
+        return ended
+    }
+
+    /// A disabled account's sessions end with it and it cannot sign in until enabled again. Returns how
+    /// many sessions ended.
+    @discardableResult
+    public func setDisabled(_ disabled: Bool, userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws -> Int {
+        guard let ended = try await store.setDisabled(disabled, userID: userID, at: now()) else { throw Failure.noSuchAccount(userID.text) }
+        await audit.record(
+            disabled ? .accountDisabled : .accountEnabled, user: userID, client: client, detail: disabled ? "\(ended) sessions ended" : nil,
+            actor: actor)
+        return ended
+    }
+
+    /// Removes the account as its owner's deletion does (identities, password, sessions, chatts).
+    public func delete(userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws {
+        guard try await store.account(id: userID) != nil else { throw Failure.noSuchAccount(userID.text) }
+        try await store.deleteUser(id: userID)
+        await audit.record(.adminAccountDeleted, user: userID, client: client, actor: actor)
+    }
+
+    /// Marks the account as an operator (it may use the admin pages), or unmarks it.
+    public func setAdmin(_ isAdmin: Bool, userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws {
+        guard try await store.setAdmin(isAdmin, userID: userID) else { throw Failure.noSuchAccount(userID.text) }
+        await audit.record(isAdmin ? .adminGranted : .adminRevoked, user: userID, client: client, actor: actor)
+    }
+
+    public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
+        try await store.auditEvents(filter)
+    }
+}

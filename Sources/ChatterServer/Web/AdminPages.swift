@@ -1,0 +1,221 @@
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/admin`: for accounts an operator marked with `chatterd admin grant`. Find accounts, see one's
+/// identities and sessions, end sessions, disable, enable or delete it, and read the audit log; the same
+/// `AdminService` as `chatterd admin`, so the same rules and audit, with this admin as the actor.
+struct AdminPages {
+    let services: ChatterServices
+    let pages: WebPages
+    let web: WebSessions
+
+    func register(on router: Router<ChatterRequestContext>) {
+        router.get("admin") { request, _ in try await list(request) }
+        router.get("admin/users/:id") { request, context in try await show(request, context) }
+        router.post("admin/users/:id/sessions/:session/end") { request, context in try await endSession(request, context) }
+        router.post("admin/users/:id/sessions/end") { request, context in try await endSessions(request, context) }
+        router.post("admin/users/:id/disable") { request, context in try await setDisabled(true, request, context) }
+        router.post("admin/users/:id/enable") { request, context in try await setDisabled(false, request, context) }
+        router.get("admin/users/:id/delete") { request, context in try await confirmDeletion(request, context) }
+        router.post("admin/users/:id/delete") { request, context in try await delete(request, context) }
+        router.get("admin/audit") { request, _ in try await audit(request) }
+    }
+
+    static let notAnOperator = APIError(.forbidden, "not_an_operator", "These pages are for the server's operators.")
+
+    static let signInFirst = WebSessions.redirect(to: "/auth?next=/admin")
+
+    /// The signed-in operator, nil when no one is signed in, or a 403 for anyone else. Asked of the database
+    /// on every request (the session cache does not hold it), so revoking operator rights takes effect at once.
+    private func admin(_ request: Request) async throws -> (WebVisitor, AuthenticatedSession)? {
+        let visitor = try await web.visitor(request)
+        guard let session = visitor.session else { return nil }
+        guard try await services.store.account(id: session.user.id)?.isAdmin == true else { throw Self.notAnOperator }
+        return (visitor, session)
+    }
+
+    /// The account the path names, which must not be the operator's own for the changes these pages make
+    /// to it (their own account has its page at /account).
+    private func target(_ context: ChatterRequestContext, notSelf session: AuthenticatedSession? = nil) throws -> UUID {
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
+            throw APIError(.notFound, "not_found", "There is no such account.")
+        }
+        if let session, session.user.id == id {
+            throw APIError(.conflict, "own_account", "Use your account page to change your own account.")
+        }
+        return id
+    }
+
+    struct ListPage: PageContent {
+        struct Row { let id, name, email, createdISO, createdUTC: String; let admin, disabled: Bool }
+        let frame: PageFrame
+        let query: String
+        let rows: [Row]
+        let none: Bool
+    }
+
+    func list(_ request: Request) async throws -> Response {
+        guard let (visitor, _) = try await admin(request) else { return Self.signInFirst }
+        let query = String((request.uri.queryParameters.get("q") ?? "").prefix(200))
+        let found = try await services.admin.find(query, limit: 100)
+        let rows = found.map {
+            ListPage.Row(
+                id: $0.user.id.uuidString, name: $0.user.displayName, email: $0.emails.first ?? "", createdISO: WebTime.iso($0.createdAt),
+                createdUTC: WebTime.utc($0.createdAt), admin: $0.isAdmin, disabled: $0.disabledAt != nil)
+        }
+        let notice = request.uri.queryParameters.get("notice").flatMap(AdminNotice.init(rawValue:))?.text
+        return pages.render(
+            "admin", ListPage(frame: pages.frame("Accounts", visitor, notice: notice), query: query, rows: rows, none: rows.isEmpty), visitor: visitor)
+    }
+
+    struct UserPage: PageContent {
+        struct IdentityRow { let issuer, subject, email: String; let verified: Bool }
+        struct SessionRow { let sessionID, device, ip, createdISO, createdUTC, usedISO, usedUTC: String }
+        let frame: PageFrame
+        let userID, name, createdISO, createdUTC: String
+        let disabledUTC: String?
+        let admin, own, hasPassword: Bool
+        let identities: [IdentityRow]
+        let sessions: [SessionRow]
+    }
+
+    func show(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
+        let id = try target(context)
+        let details: AdminService.AccountDetails
+        do { details = try await services.admin.details(of: id) } catch is AdminService.Failure {
+            throw APIError(.notFound, "not_found", "There is no such account.")
+        }
+        let account = details.account
+        let notice = request.uri.queryParameters.get("notice").flatMap(AdminNotice.init(rawValue:))?.text
+        let page = UserPage(
+            frame: pages.frame(account.user.displayName, visitor, notice: notice), userID: id.uuidString, name: account.user.displayName,
+            createdISO: WebTime.iso(account.createdAt), createdUTC: WebTime.utc(account.createdAt), disabledUTC: account.disabledAt.map(WebTime.utc),
+            admin: account.isAdmin, own: id == session.user.id, hasPassword: details.hasPassword,
+            identities: details.identities.map {
+                UserPage.IdentityRow(issuer: $0.key.issuer, subject: $0.key.subject, email: $0.email ?? "", verified: $0.emailVerified)
+            },
+            sessions: details.sessions.map {
+                UserPage.SessionRow(
+                    sessionID: $0.id.uuidString, device: AccountPages.describe($0), ip: $0.ip ?? "unknown", createdISO: WebTime.iso($0.createdAt),
+                    createdUTC: WebTime.utc($0.createdAt), usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt))
+            })
+        return pages.render("admin-user", page, visitor: visitor)
+    }
+
+    /// Runs one change for the operator after the form's CSRF check, and shows the account's page again.
+    private func change(
+        _ request: Request, _ context: ChatterRequestContext, notice: AdminNotice,
+        _ body: (UUID, AuditActor, ClientInfo) async throws -> Void
+    ) async throws -> Response {
+        guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
+        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        let id = try target(context, notSelf: session)
+        do {
+            try await body(id, .admin(session.user.id), context.client(request))
+        } catch let failure as AdminService.Failure {
+            throw APIError(.notFound, "not_found", failure.description.prefix(1).uppercased() + failure.description.dropFirst() + ".")
+        }
+        return WebSessions.redirect(to: notice == .deleted ? "/admin?notice=deleted" : "/admin/users/\(id.uuidString)?notice=\(notice.rawValue)")
+    }
+
+    func endSession(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        try await change(request, context, notice: .sessionEnded) { id, actor, client in
+            guard let sessionID = context.parameters.get("session").flatMap(UUID.init(uuidString:)) else {
+                throw APIError(.notFound, "not_found", "There is no such session.")
+            }
+            try await services.admin.endSession(sessionID, of: id, by: actor, client: client)
+        }
+    }
+
+    func endSessions(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        try await change(request, context, notice: .sessionsEnded) { id, actor, client in
+            try await services.admin.endSessions(of: id, by: actor, client: client)
+        }
+    }
+
+    func setDisabled(_ disabled: Bool, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        try await change(request, context, notice: disabled ? .disabled : .enabled) { id, actor, client in
+            try await services.admin.setDisabled(disabled, userID: id, by: actor, client: client)
+        }
+    }
+
+    struct DeletePage: PageContent {
+        let frame: PageFrame
+        let id, name: String
+    }
+
+    func confirmDeletion(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
+        let id = try target(context, notSelf: session)
+        guard let account = try await services.store.account(id: id) else { throw APIError(.notFound, "not_found", "There is no such account.") }
+        return pages.render(
+            "admin-delete", DeletePage(frame: pages.frame("Delete \(account.user.displayName)?", visitor), id: id.uuidString, name: account.user.displayName),
+            visitor: visitor)
+    }
+
+    func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        try await change(request, context, notice: .deleted) { id, actor, client in
+            try await services.admin.delete(userID: id, by: actor, client: client)
+        }
+    }
+
+    struct AuditPage: PageContent {
+        struct Row { let atISO, atUTC, event, user, method, ip, detail, actor: String; let userLink: Bool }
+        struct Kind { let name: String; let selected: Bool }
+        let frame: PageFrame
+        let user, since, until: String
+        let kinds: [Kind]
+        let rows: [Row]
+        let none: Bool
+    }
+
+    /// Filters by the query's `user` (id or email), `kind`, `since` and `until`; newest 200 first.
+    func audit(_ request: Request) async throws -> Response {
+        guard let (visitor, _) = try await admin(request) else { return Self.signInFirst }
+        let query = request.uri.queryParameters
+        let user = String((query.get("user") ?? "").prefix(200)), kind = query.get("kind") ?? ""
+        let since = String((query.get("since") ?? "").prefix(40)), until = String((query.get("until") ?? "").prefix(40))
+        var filter = AuditFilter(limit: 200)
+        var problems: [String] = []
+        if !user.trimmingCharacters(in: .whitespaces).isEmpty {
+            do { filter.userID = try await services.admin.account(user).user.id } catch let failure as AdminService.Failure {
+                problems.append(failure.description)
+            }
+        }
+        if let event = AuditLog.Event(rawValue: kind) { filter.events = [event.rawValue] } else if !kind.isEmpty { problems.append("no such kind") }
+        for (name, text) in [("since", since), ("until", until)] where !text.isEmpty {
+            guard let date = AuditTime.parse(text) else { problems.append("\(name) is not a date"); continue }
+            if name == "since" { filter.since = date } else { filter.until = date }
+        }
+        let events = problems.isEmpty ? try await services.admin.auditEvents(filter) : []
+        let rows = events.map { e in
+            AuditPage.Row(
+                atISO: WebTime.iso(e.at), atUTC: WebTime.utc(e.at), event: e.event, user: e.userID?.uuidString ?? "", method: e.method ?? "",
+                ip: e.client.ip ?? "", detail: e.detail ?? "", actor: e.actor?.description ?? "", userLink: e.userID != nil)
+        }
+        let page = AuditPage(
+            frame: pages.frame("Audit log", visitor, error: problems.isEmpty ? nil : "Cannot filter: " + problems.joined(separator: "; ") + "."),
+            user: user, since: since, until: until,
+            kinds: AuditLog.Event.allCases.map { AuditPage.Kind(name: $0.rawValue, selected: $0.rawValue == kind) }, rows: rows,
+            none: rows.isEmpty)
+        return pages.render("admin-audit", page, status: problems.isEmpty ? .ok : .badRequest, visitor: visitor)
+    }
+}
+
+/// What the admin pages confirm after a change.
+enum AdminNotice: String {
+    case sessionEnded = "session-ended", sessionsEnded = "sessions-ended", disabled, enabled, deleted
+
+    var text: String {
+        switch self {
+        case .sessionEnded: "The session is ended."
+        case .sessionsEnded: "Every session of this account is ended."
+        case .disabled: "The account is disabled and its sessions are ended."
+        case .enabled: "The account may sign in again."
+        case .deleted: "The account is deleted."
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import ChatterServer
+import Foundation
+import Logging
+
+/// `chatterd admin …`: accounts, sessions and the audit log, on the database `chatterd serve` would use.
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find accounts, end sessions, disable, delete or grant operator rights, and read the audit log.",
+        discussion: """
+            Works on the database chatterd serve would open (--data-dir, --database or their variables), also while \
+            it serves: a serving chatterd honours what is done here within a second. USER is an account's id or an \
+            email one of its identities carries. Every change is recorded in the audit log with your login as its actor.
+            """,
+        subcommands: [
+            AdminUsers.self, AdminShow.self, AdminEndSession.self, AdminEndSessions.self, AdminDisable.self, AdminEnable.self,
+            AdminDelete.self, AdminGrant.self, AdminRevoke.self, AdminAudit.self,
+        ])
+}
+
+/// What every admin command takes: `--json`, and the database settings as `chatterd serve` takes them.
+struct AdminOptions: ParsableArguments {
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    /// `--data-dir` or `--database` (or their variables).
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var settings: [String] = []
+
+    /// Opens the configured database, runs `body` with the admin service, and closes it. An SQLite
+    /// database must exist already: a typo in `--data-dir` should not make an empty one.
+    func withAdmin<T: Sendable>(_ body: (AdminService) async throws -> T) async throws -> T {
+        var config = ServerConfiguration()
+        let location: DatabaseLocation
+        do {
+            try config.apply(environment: ProcessInfo.processInfo.environment, arguments: settings)
+            location = try config.databaseLocation()
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("there is no database at \(path): give the --data-dir or --database chatterd serves with")
+        }
+        let logger = Logger(label: "chatterd.admin", factory: { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        })
+        let store = try await location.open(logger: logger)
+        do {
+            return try await store.whileRunning(logger: logger) { try await body(AdminService(store: store, logger: logger)) }
+        } catch let failure as AdminService.Failure {
+            throw ValidationError(failure.description)
+        }
+    }
+
+    /// Who is acting, for the audit log: the system login running the command.
+    var actor: AuditActor { .commandLine(login: NSUserName()) }
+
+    func print<Value: Encodable>(_ value: Value, text: () -> String) throws {
+        if json {
+            Swift.print(String(decoding: try AdminJSON.encoder.encode(value), as: UTF8.self))
+        } else {
+            Swift.print(text())
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import ArgumentParser
+import ChatterServer
+import Foundation
+
+struct AdminUsers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users", abstract: "List accounts, newest first, or those whose name, id or email contains SEARCH.")
+
+    @Argument(help: "Text to look for in names, ids and emails (every account when left out).")
+    var search: String?
+
+    @Option(help: "At most this many accounts.")
+    var limit = 50
+
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let found = try await options.withAdmin { admin in try await admin.find(search, limit: limit) }
+        try options.print(found.map(AdminJSON.Account.init)) {
+            found.isEmpty ? "no accounts" : found.map(AdminText.account).joined(separator: "\n")
+        }
+    }
+}
+
+struct AdminShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an account: its identities and sessions.")
+
+    @Argument(help: "The account's id or email.") var user: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let details = try await options.withAdmin { admin in try await admin.details(of: try await admin.account(user).user.id) }
+        try options.print(AdminJSON.Details(details)) { AdminText.details(details) }
+    }
+}
+
+struct AdminEndSession: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "end-session", abstract: "End one of an account's sessions.")
+
+    @Argument(help: "The account's id or email.") var user: String
+    @Argument(help: "The session's id (see `chatterd admin show`).") var session: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        guard let sessionID = UUID(uuidString: session) else { throw ValidationError("\(session) is not a session id") }
+        let userID = try await options.withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            try await admin.endSession(sessionID, of: id, by: options.actor)
+            return id
+        }
+        try options.print(AdminJSON.Done(action: "end-session", userID: userID.uuidString, sessionsEnded: 1)) { "ended session \(session)" }
+    }
+}
+
+struct AdminEndSessions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "end-sessions", abstract: "End every session of an account.")
+
+    @Argument(help: "The account's id or email.") var user: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let (userID, ended) = try await options.withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            return (id, try await admin.endSessions(of: id, by: options.actor))
+        }
+        try options.print(AdminJSON.Done(action: "end-sessions", userID: userID.uuidString, sessionsEnded: ended)) { "ended \(ended) sessions" }
+    }
+}
+
+struct AdminDisable: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "disable", abstract: "Disable an account: its sessions end and it cannot sign in until enabled.")
+
+    @Argument(help: "The account's id or email.") var user: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let (userID, ended) = try await options.withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            return (id, try await admin.setDisabled(true, userID: id, by: options.actor))
+        }
+        try options.print(AdminJSON.Done(action: "disable", userID: userID.uuidString, sessionsEnded: ended)) {
+            "disabled \(userID.uuidString); ended \(ended) sessions"
+        }
+    }
+}
+
+struct AdminEnable: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "enable", abstract: "Let a disabled account sign in again.")
+
+    @Argument(help: "The account's id or email.") var user: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let userID = try await options.withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            try await admin.setDisabled(false, userID: id, by: options.actor)
+            return id
+        }
+        try options.print(AdminJSON.Done(action: "enable", userID: userID.uuidString)) { "enabled \(userID.uuidString)" }
+    }
+}
+
+struct AdminDelete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete an account with its identities, password, sessions and chatts.")
+
+    @Argument(help: "The account's id or email.") var user: String
+    @Flag(help: "Confirm: deleting cannot be undone.") var yes = false
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        guard yes else { throw ValidationError("deleting an account cannot be undone: add --yes to confirm") }
+        let userID = try await options.withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            try await admin.delete(userID: id, by: options.actor)
+            return id
+        }
+        try options.print(AdminJSON.Done(action: "delete", userID: userID.uuidString)) { "deleted \(userID.uuidString)" }
+    }
+}
+
+struct AdminGrant: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grant", abstract: "Make an account an operator: it may use the admin pages (/admin).")
+
+    @Argument(help: "The account's email or id.") var user: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let userID = try await options.withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            try await admin.setAdmin(true, userID: id, by: options.actor)
+            return id
+        }
+        try options.print(AdminJSON.Done(action: "grant", userID: userID.uuidString)) { "\(userID.uuidString) may now use /admin" }
+    }
+}
+
+struct AdminRevoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Take an account's operator rights away.")
+
+    @Argument(help: "The account's email or id.") var user: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let userID = try await options.withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            try await admin.setAdmin(false, userID: id, by: options.actor)
+            return id
+        }
+        try options.print(AdminJSON.Done(action: "revoke", userID: userID.uuidString)) { "\(userID.uuidString) may no longer use /admin" }
+    }
+}

@@ -1,0 +1,88 @@
+import ChatterTestSupport
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Testing
+
+@testable import ChatterServer
+
+/// Administration against a live chatterd: what a disabled account can no longer do, changes made by
+/// another process on the same SQLite file, and the admin pages' access rules, forms and audit.
+@Suite struct AdminTests {
+    let operatorLogin = AuditActor.commandLine(login: "ops")
+
+    @Test(arguments: StoreBackend.available)
+    func aDisabledAccountLosesItsSessionsAndCannotSignInUntilEnabled(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
+            let session = try await h.nativeSignIn(subject: "42", email: "ada@example.com")
+            let userID = try #require(UUID(uuidString: session.user.id))
+            #expect(try await h.get(NativePath.me, bearer: session.accessToken).status == .ok)
+
+            #expect(try await h.services.admin.setDisabled(true, userID: userID, by: operatorLogin) == 1)
+            let me = try await h.get(NativePath.me, bearer: session.accessToken)
+            #expect(me.status == .unauthorized)
+            #expect(try await h.post(NativePath.refresh, RefreshRequest(refreshToken: session.refreshToken)).status == .unauthorized)
+            let refused = try await h.post(
+                NativePath.google,
+                GoogleSignInRequest(idToken: try h.issuer.sign(TestIssuer.claims(subject: "42", now: h.clock.now)), clientID: TestIssuer.clientID))
+            #expect(refused.status == .forbidden)
+            #expect(try h.error(refused).error == "account_disabled")
+            #expect(try await h.store.sessions(of: userID).isEmpty)
+
+            try await h.services.admin.setDisabled(false, userID: userID, by: operatorLogin)
+            #expect(try await h.get(NativePath.me, bearer: try await h.nativeSignIn(subject: "42").accessToken).status == .ok)
+            let audit = try await h.store.auditEvents(AuditFilter(userID: userID, events: ["account_disabled", "account_enabled"]))
+            #expect(audit.map(\.event) == ["account_enabled", "account_disabled"])
+            #expect(audit.allSatisfy { $0.actor == operatorLogin })
+        }
+    }
+
+    /// `chatterd admin` on the SQLite file chatterd serves is another process with a connection of its
+    /// own: its changes reach the serving process's caches through `ExternalWrites`.
+    @Test func anotherProcessEndingSessionsOrDeletingAnAccountOnTheSQLiteFileIsHonouredWithinASecond() async throws {
+        try await Harness.run { h async throws in
+            let session = try await h.nativeSignIn(subject: "7", name: "Mallory")
+            let userID = try #require(UUID(uuidString: session.user.id))
+            #expect(try await h.post(NativePath.chatts, NewChattRequest(message: "soon gone"), bearer: session.accessToken).status == .created)
+            // Both answers are now cached by the serving process.
+            #expect(try await h.get(NativePath.me, bearer: session.accessToken).status == .ok)
+            #expect(String(buffer: try await h.get("/getchatts").body).contains("soon gone"))
+
+            let other = try await SQLiteStore.open(path: h.databasePath)
+            let ended = try await other.whileRunning(logger: other.quietLogger) {
+                try await AdminService(store: other, logger: other.quietLogger).endSessions(of: userID, by: operatorLogin)
+            }
+            #expect(ended == 1)
+            let refusedAfter = try await h.waitUntil { try await h.get(NativePath.me, bearer: session.accessToken).status == .unauthorized }
+            #expect(refusedAfter < .seconds(1), "the serving process refused the ended session after \(refusedAfter)")
+
+            let again = try await SQLiteStore.open(path: h.databasePath)
+            try await again.whileRunning(logger: again.quietLogger) {
+                try await AdminService(store: again, logger: again.quietLogger).delete(userID: userID, by: operatorLogin)
+            }
+            let goneAfter = try await h.waitUntil { !String(buffer: try await h.get("/getchatts").body).contains("soon gone") }
+            #expect(goneAfter < .seconds(1), "the deleted account's chatt left the cached timeline after \(goneAfter)")
+        }
+    }
+}
+
+extension SQLiteStore {
+    fileprivate var quietLogger: Logger { Logger(label: "other-process", factory: { _ in SwiftLogNoOpLogHandler() }) }
+}
+
+extension Harness {
+    /// How long `condition` took to hold, polled every 10 ms; fails after 5 s.
+    func waitUntil(_ condition: () async throws -> Bool) async throws -> Duration {
+        let started = ContinuousClock.now
+        while try await !condition() {
+            guard started.duration(to: .now) < .seconds(5) else {
+                Issue.record("the condition did not hold within 5 s")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return started.duration(to: .now)
+    }
+}

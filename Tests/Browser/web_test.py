@@ -352,7 +352,7 @@ def run(server, shots):
         server.native_sign_in("operator@example.com")
         granted = server.admin("grant", "operator@example.com")
         member = server.native_sign_in("member@example.com")
-        found = server.admin("users", "member")
+        found = server.admin("users", "--search", "member")
         check([a["emails"] for a in found] == [["member@example.com"]], f"the CLI finds the member: {found}")
         shown = server.admin("show", "member@example.com")
         check(len(shown["sessions"]) == 1 and shown["identities"][0]["email"] == "member@example.com", f"the CLI shows the member: {shown}")
@@ -388,7 +388,7 @@ def run(server, shots):
         status, _ = server.api("GET", "/v1/me", bearer=again["accessToken"])
         check(status == 401, f"a session ended from the command line is refused by the serving chatterd ({status})")
         server.admin("delete", "member@example.com", "--yes")
-        check(server.admin("users", "member") == [], "the member is deleted")
+        check(server.admin("users", "--search", "member") == [], "the member is deleted")
         step("an operator granted from the command line finds, disables and audits an account in the browser; the CLI enables, ends sessions and deletes")
 
         # Errors are pages, without a stack or a token.

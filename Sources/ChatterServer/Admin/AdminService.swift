@@ -78,7 +78,7 @@ public struct AdminService: Sendable {
     @discardableResult
     public func endSessions(of userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws -> Int {
         let ended = try await store.revokeSessions(of: userID, except: nil)
-        await audit.record(.adminSessionsRevoked, user: userID, client: client, detail: "\(ended) sessions", actor: actor)
+        await audit.record(.adminSessionsRevoked, user: userID, client: client, detail: Self.sessions(ended), actor: actor)
         return ended
     }
 
@@ -88,7 +88,7 @@ public struct AdminService: Sendable {
     public func setDisabled(_ disabled: Bool, userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws -> Int {
         guard let ended = try await store.setDisabled(disabled, userID: userID, at: now()) else { throw Failure.noSuchAccount(userID.text) }
         await audit.record(
-            disabled ? .accountDisabled : .accountEnabled, user: userID, client: client, detail: disabled ? "\(ended) sessions ended" : nil,
+            disabled ? .accountDisabled : .accountEnabled, user: userID, client: client, detail: disabled ? Self.sessions(ended) + " ended" : nil,
             actor: actor)
         return ended
     }
@@ -105,6 +105,9 @@ public struct AdminService: Sendable {
         guard try await store.setAdmin(isAdmin, userID: userID) else { throw Failure.noSuchAccount(userID.text) }
         await audit.record(isAdmin ? .adminGranted : .adminRevoked, user: userID, client: client, actor: actor)
     }
+
+    /// "1 session", "2 sessions": for messages and audit details.
+    public static func sessions(_ count: Int) -> String { count == 1 ? "1 session" : "\(count) sessions" }
 
     public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
         try await store.auditEvents(filter)

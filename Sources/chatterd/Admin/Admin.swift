@@ -50,7 +50,8 @@ struct AdminOptions: ParsableArguments {
         do {
             return try await store.whileRunning(logger: logger) { try await body(AdminService(store: store, logger: logger)) }
         } catch let failure as AdminService.Failure {
-            throw ValidationError(failure.description)
+            FileHandle.standardError.write(Data("chatterd admin: \(failure)\n".utf8))
+            throw ExitCode.failure
         }
     }
 

@@ -4,9 +4,9 @@ import Foundation
 
 struct AdminUsers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "users", abstract: "List accounts, newest first, or those whose name, id or email contains SEARCH.")
+        commandName: "users", abstract: "List accounts, newest first, or those whose name, id or email contains --search.")
 
-    @Argument(help: "Text to look for in names, ids and emails (every account when left out).")
+    @Option(help: "Text to look for in names, ids and emails (every account when left out).")
     var search: String?
 
     @Option(help: "At most this many accounts.")
@@ -63,7 +63,7 @@ struct AdminEndSessions: AsyncParsableCommand {
             let id = try await admin.account(user).user.id
             return (id, try await admin.endSessions(of: id, by: options.actor))
         }
-        try options.print(AdminJSON.Done(action: "end-sessions", userID: userID.uuidString, sessionsEnded: ended)) { "ended \(ended) sessions" }
+        try options.print(AdminJSON.Done(action: "end-sessions", userID: userID.uuidString, sessionsEnded: ended)) { "ended " + AdminService.sessions(ended) }
     }
 }
 
@@ -80,7 +80,7 @@ struct AdminDisable: AsyncParsableCommand {
             return (id, try await admin.setDisabled(true, userID: id, by: options.actor))
         }
         try options.print(AdminJSON.Done(action: "disable", userID: userID.uuidString, sessionsEnded: ended)) {
-            "disabled \(userID.uuidString); ended \(ended) sessions"
+            "disabled \(userID.uuidString); ended " + AdminService.sessions(ended)
         }
     }
 }
@@ -109,8 +109,11 @@ struct AdminDelete: AsyncParsableCommand {
     @Flag(help: "Confirm: deleting cannot be undone.") var yes = false
     @OptionGroup var options: AdminOptions
 
-    func run() async throws {
+    func validate() throws {
         guard yes else { throw ValidationError("deleting an account cannot be undone: add --yes to confirm") }
+    }
+
+    func run() async throws {
         let userID = try await options.withAdmin { admin in
             let id = try await admin.account(user).user.id
             try await admin.delete(userID: id, by: options.actor)

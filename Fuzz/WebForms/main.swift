@@ -1,6 +1,7 @@
 // Fuzz target `web-forms`: arbitrary bytes as the body of every form the web pages post, through the same
-// decoding the routes use (`WebSessions.decode`, CSRF first), and as the pending-code cookie the sign-in
-// pages read back (`AuthPages.Pending`).
+// decoding the routes use (`WebSessions.decode`, CSRF first), as the pending-code cookie the sign-in
+// pages read back (`AuthPages.Pending`), and as the admin pages' query parameters (`AuditTime`, the
+// account search's `LIKE` pattern).
 //
 // Input: one byte that chooses the form (modulo the number of forms) and whether this browser's CSRF token
 // is appended, then the body.
@@ -33,6 +34,26 @@ let forms: [@Sendable (String) -> Void] = [
     { decode(CSRFOnly.self, $0) },
 ]
 
+/// The text a `LIKE … ESCAPE '\'` pattern made by `AdminSearch` matches; nil when it holds an unescaped
+/// wildcard between its enclosing `%`s, which would let a search match more than its text.
+func literal(of pattern: String) -> String? {
+    guard pattern.count >= 2, pattern.hasPrefix("%"), pattern.hasSuffix("%") else { return nil }
+    var text = "", escaped = false
+    for character in pattern.dropFirst().dropLast() {
+        if escaped {
+            text.append(character)
+            escaped = false
+        } else if character == "\\" {
+            escaped = true
+        } else if character == "%" || character == "_" {
+            return nil
+        } else {
+            text.append(character)
+        }
+    }
+    return escaped ? nil : text
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = bytes(data, size)
@@ -45,6 +66,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         invariant(EmailAddress.normalize(pending.email) == pending.email, "a pending address \(pending.email.debugDescription) is not normalized")
         if let next = pending.next { invariant(WebSessionRoutes.sameSitePath(next) == next, "a pending next \(next.debugDescription) is not a same-site path") }
     }
+
+    let query = String(decoding: input, as: UTF8.self)
+    if let date = AuditTime.parse(query) { invariant(date.timeIntervalSince1970.isFinite, "\(query.debugDescription) parsed to \(date)") }
+    invariant(literal(of: AdminSearch.likePattern(query)) == query, "the search \(query.debugDescription) matches more than itself")
     return 0
 }
 

@@ -60,6 +60,7 @@ def call(port, method, path, body=None, bearer=None):
 class Cluster:
     def __init__(self, binary, admin_url, workdir, count=3):
         self.database = seed.PostgresDatabase(admin_url, "chatter_cluster_" + secrets.token_hex(4))
+        self.binary = binary
         self.workdir = workdir
         self.issuer = b.Issuer()
         jwks = self.issuer.serve()
@@ -223,7 +224,23 @@ def revocations_seen_everywhere(c):
     check("revoke", other["accessToken"], lambda: call(a, "DELETE", f"/v1/sessions/{ids[0]}", bearer=keep["accessToken"]))
     gone = c.google("deleted")
     check("account deletion", gone["accessToken"], lambda: call(a, "DELETE", "/v1/me", bearer=gone["accessToken"]))
-    return f"sign-out, revoke and account deletion refused by the other two after at most {max(seen) * 1000:.0f} ms"
+    # An operator's `chatterd admin disable`, a process of its own on the same database, seen by every instance.
+    disabled = c.google("disabled")
+    warm(disabled["accessToken"])
+    status, _ = call(a, "GET", "/v1/me", bearer=disabled["accessToken"])
+    assert status == 200, status
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHATTERD_")}
+    done = subprocess.run([c.binary, "admin", "disable", disabled["user"]["id"], "--database", c.database.url, "--json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0 and json.loads(done.stdout)["sessionsEnded"] == 1, (done.stdout, done.stderr)
+    for port, name in ((a, "1"), (b_, "2"), (c_, "3")):
+        delay = until_refused(port, disabled["accessToken"])
+        assert delay is not None and delay <= REVOCATION_BOUND, f"disable: instance {name} accepted the token for {delay} s"
+        seen.append(delay)
+        status, refused = call(port, "POST", "/v1/auth/google", {"clientID": b.CLIENT_ID, "idToken": c.issuer.token("disabled")})
+        assert status == 403 and refused["error"] == "account_disabled", f"instance {name} let a disabled account sign in: {status}"
+    return (f"sign-out, revoke and account deletion refused by the other two, and `chatterd admin disable` by all three, after at "
+            f"most {max(seen) * 1000:.0f} ms; the disabled account's sign-ins refused by each")
 
 
 def replay_is_reuse(c):
@@ -323,7 +340,7 @@ def kill_under_load(c):
 STEPS = [
     ("three instances starting at once migrate the database once", migrated_once),
     ("sign in through one instance, post and refresh through the others", one_session_everywhere),
-    ("a revocation on one instance is refused by the others within 1 s", revocations_seen_everywhere),
+    ("a revocation on one instance (or by `chatterd admin`) is refused by the others within 1 s", revocations_seen_everywhere),
     ("a rotated refresh token replayed at another instance is reuse and ends the family", replay_is_reuse),
     ("email-code limits hold under parallel requests over all three", email_code_limits),
     ("the password limit holds under parallel requests over all three", password_limit),

@@ -44,4 +44,17 @@ public struct AuditLog: Sendable {
             logger.error("audit event not recorded", metadata: ["event": "\(event.rawValue)", "error": "\(error)"])
         }
     }
+
+    /// Runs `start` (the session a sign-in of `user` ends with) and records the sign-in, or, when an
+    /// operator disabled the account, its refusal (then rethrown, for the 403).
+    func signIn<T: Sendable>(user: UUID, method: String, client: ClientInfo, _ start: () async throws -> T) async throws -> T {
+        do {
+            let value = try await start()
+            await record(.signIn, user: user, method: method, client: client)
+            return value
+        } catch StoreError.accountDisabled {
+            await record(.signInFailed, user: user, method: method, client: client, detail: "account_disabled")
+            throw StoreError.accountDisabled
+        }
+    }
 }

@@ -53,8 +53,9 @@ struct CourseRoutes {
                 email: identity.email?.lowercased(), emailVerified: identity.emailVerified),
             fallbackName: Self.missingName, at: now())
         let lifetime = services.sessions.lifetimes.course
-        let token = try await services.sessions.startUnrefreshable(user: user, method: "google", lifetime: lifetime, client: client)
-        await services.audit.record(.signIn, user: user.id, method: "google", client: client)
+        let token = try await services.audit.signIn(user: user.id, method: "google", client: client) {
+            try await services.sessions.startUnrefreshable(user: user, method: "google", lifetime: lifetime, client: client)
+        }
         return JSONResponse.make(AddUserResponse(username: user.displayName, chatterID: token.secret, lifetime: Int(lifetime)))
     }
 

@@ -41,8 +41,9 @@ struct WebSessions: Sendable {
         if let previous = visitor.session {
             _ = try await services.store.revokeSession(id: previous.sessionID, userID: previous.user.id)
         }
-        let token = try await services.sessions.startUnrefreshable(user: user, method: method, lifetime: Self.lifetime, client: client)
-        await services.audit.record(.signIn, user: user.id, method: method, client: client)
+        let token = try await services.audit.signIn(user: user.id, method: method, client: client) {
+            try await services.sessions.startUnrefreshable(user: user, method: method, lifetime: Self.lifetime, client: client)
+        }
         var response = Self.redirect(to: next.flatMap(WebSessionRoutes.sameSitePath) ?? "/")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.make(Authenticator.cookieName, token.secret, maxAge: Int(Self.lifetime))))
         if let email {

@@ -30,6 +30,8 @@ import Testing
             #expect(refused.status == .forbidden)
             #expect(try h.error(refused).error == "account_disabled")
             #expect(try await h.store.sessions(of: userID).isEmpty)
+            let failed = try await h.store.auditEvents(AuditFilter(userID: userID, events: ["sign_in_failed"]))
+            #expect(failed.map(\.detail) == ["account_disabled"] && failed.first?.method == "google", "the refusal is audited")
 
             try await h.services.admin.setDisabled(false, userID: userID, by: operatorLogin)
             #expect(try await h.get(NativePath.me, bearer: try await h.nativeSignIn(subject: "42").accessToken).status == .ok)

@@ -63,9 +63,10 @@ struct SignIn {
 
     /// `deviceFor`: the address this sign-in proved, for which the device gets a device token.
     func start(_ user: User, method: String, client: ClientInfo, deviceFor email: String? = nil) async throws -> Response {
-        var response = try await services.sessions.start(user: user, method: method, client: client, profile: try await services.profile(user))
+        var response = try await services.audit.signIn(user: user.id, method: method, client: client) {
+            try await services.sessions.start(user: user, method: method, client: client, profile: try await services.profile(user))
+        }
         if let email { response.deviceToken = try await services.devices.issue(for: email) }
-        await services.audit.record(.signIn, user: user.id, method: method, client: client)
         return JSONResponse.make(response)
     }
 }

@@ -55,8 +55,15 @@ struct AdminOptions: ParsableArguments {
         }
     }
 
-    /// Who is acting, for the audit log: the system login running the command.
-    var actor: AuditActor { .commandLine(login: NSUserName()) }
+    /// Runs `body` on the account `user` names (an id or an email), as the system login running the
+    /// command (the audit log's actor); returns the account's id and what `body` returned.
+    func act<T: Sendable>(on user: String, _ body: @Sendable (AdminService, UUID, AuditActor) async throws -> T) async throws -> (UUID, T) {
+        let actor = AuditActor.commandLine(login: NSUserName())
+        return try await withAdmin { admin in
+            let id = try await admin.account(user).user.id
+            return (id, try await body(admin, id, actor))
+        }
+    }
 
     func print<Value: Encodable>(_ value: Value, text: () -> String) throws {
         if json {

@@ -29,7 +29,7 @@ struct AdminShow: AsyncParsableCommand {
     @OptionGroup var options: AdminOptions
 
     func run() async throws {
-        let details = try await options.withAdmin { admin in try await admin.details(of: try await admin.account(user).user.id) }
+        let (_, details) = try await options.act(on: user) { admin, id, _ in try await admin.details(of: id) }
         try options.print(AdminJSON.Details(details)) { AdminText.details(details) }
     }
 }
@@ -41,14 +41,14 @@ struct AdminEndSession: AsyncParsableCommand {
     @Argument(help: "The session's id (see `chatterd admin show`).") var session: String
     @OptionGroup var options: AdminOptions
 
+    func validate() throws {
+        guard UUID(uuidString: session) != nil else { throw ValidationError("\(session) is not a session id") }
+    }
+
     func run() async throws {
-        guard let sessionID = UUID(uuidString: session) else { throw ValidationError("\(session) is not a session id") }
-        let userID = try await options.withAdmin { admin in
-            let id = try await admin.account(user).user.id
-            try await admin.endSession(sessionID, of: id, by: options.actor)
-            return id
-        }
-        try options.print(AdminJSON.Done(action: "end-session", userID: userID.uuidString, sessionsEnded: 1)) { "ended session \(session)" }
+        let sessionID = UUID(uuidString: session)!
+        let (id, _) = try await options.act(on: user) { admin, id, actor in try await admin.endSession(sessionID, of: id, by: actor) }
+        try options.print(AdminJSON.Done(action: "end-session", userID: id.uuidString, sessionsEnded: 1)) { "ended session \(sessionID.uuidString)" }
     }
 }
 
@@ -59,11 +59,10 @@ struct AdminEndSessions: AsyncParsableCommand {
     @OptionGroup var options: AdminOptions
 
     func run() async throws {
-        let (userID, ended) = try await options.withAdmin { admin in
-            let id = try await admin.account(user).user.id
-            return (id, try await admin.endSessions(of: id, by: options.actor))
+        let (id, ended) = try await options.act(on: user) { admin, id, actor in try await admin.endSessions(of: id, by: actor) }
+        try options.print(AdminJSON.Done(action: "end-sessions", userID: id.uuidString, sessionsEnded: ended)) {
+            "ended " + AdminService.sessions(ended)
         }
-        try options.print(AdminJSON.Done(action: "end-sessions", userID: userID.uuidString, sessionsEnded: ended)) { "ended " + AdminService.sessions(ended) }
     }
 }
 
@@ -75,12 +74,9 @@ struct AdminDisable: AsyncParsableCommand {
     @OptionGroup var options: AdminOptions
 
     func run() async throws {
-        let (userID, ended) = try await options.withAdmin { admin in
-            let id = try await admin.account(user).user.id
-            return (id, try await admin.setDisabled(true, userID: id, by: options.actor))
-        }
-        try options.print(AdminJSON.Done(action: "disable", userID: userID.uuidString, sessionsEnded: ended)) {
-            "disabled \(userID.uuidString); ended " + AdminService.sessions(ended)
+        let (id, ended) = try await options.act(on: user) { admin, id, actor in try await admin.setDisabled(true, userID: id, by: actor) }
+        try options.print(AdminJSON.Done(action: "disable", userID: id.uuidString, sessionsEnded: ended)) {
+            "disabled \(id.uuidString); ended " + AdminService.sessions(ended)
         }
     }
 }
@@ -92,12 +88,8 @@ struct AdminEnable: AsyncParsableCommand {
     @OptionGroup var options: AdminOptions
 
     func run() async throws {
-        let userID = try await options.withAdmin { admin in
-            let id = try await admin.account(user).user.id
-            try await admin.setDisabled(false, userID: id, by: options.actor)
-            return id
-        }
-        try options.print(AdminJSON.Done(action: "enable", userID: userID.uuidString)) { "enabled \(userID.uuidString)" }
+        let (id, _) = try await options.act(on: user) { admin, id, actor in try await admin.setDisabled(false, userID: id, by: actor) }
+        try options.print(AdminJSON.Done(action: "enable", userID: id.uuidString)) { "enabled \(id.uuidString)" }
     }
 }
 
@@ -114,15 +106,12 @@ struct AdminDelete: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let userID = try await options.withAdmin { admin in
-            let id = try await admin.account(user).user.id
-            try await admin.delete(userID: id, by: options.actor)
-            return id
-        }
-        try options.print(AdminJSON.Done(action: "delete", userID: userID.uuidString)) { "deleted \(userID.uuidString)" }
+        let (id, _) = try await options.act(on: user) { admin, id, actor in try await admin.delete(userID: id, by: actor) }
+        try options.print(AdminJSON.Done(action: "delete", userID: id.uuidString)) { "deleted \(id.uuidString)" }
     }
 }
 
+/// `grant` and `revoke`: operator rights, for the admin pages.
 struct AdminGrant: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grant", abstract: "Make an account an operator: it may use the admin pages (/admin).")
@@ -130,14 +119,7 @@ struct AdminGrant: AsyncParsableCommand {
     @Argument(help: "The account's email or id.") var user: String
     @OptionGroup var options: AdminOptions
 
-    func run() async throws {
-        let userID = try await options.withAdmin { admin in
-            let id = try await admin.account(user).user.id
-            try await admin.setAdmin(true, userID: id, by: options.actor)
-            return id
-        }
-        try options.print(AdminJSON.Done(action: "grant", userID: userID.uuidString)) { "\(userID.uuidString) may now use /admin" }
-    }
+    func run() async throws { try await setOperator(true, user, options) }
 }
 
 struct AdminRevoke: AsyncParsableCommand {
@@ -146,12 +128,12 @@ struct AdminRevoke: AsyncParsableCommand {
     @Argument(help: "The account's email or id.") var user: String
     @OptionGroup var options: AdminOptions
 
-    func run() async throws {
-        let userID = try await options.withAdmin { admin in
-            let id = try await admin.account(user).user.id
-            try await admin.setAdmin(false, userID: id, by: options.actor)
-            return id
-        }
-        try options.print(AdminJSON.Done(action: "revoke", userID: userID.uuidString)) { "\(userID.uuidString) may no longer use /admin" }
+    func run() async throws { try await setOperator(false, user, options) }
+}
+
+private func setOperator(_ isAdmin: Bool, _ user: String, _ options: AdminOptions) async throws {
+    let (id, _) = try await options.act(on: user) { admin, id, actor in try await admin.setAdmin(isAdmin, userID: id, by: actor) }
+    try options.print(AdminJSON.Done(action: isAdmin ? "grant" : "revoke", userID: id.uuidString)) {
+        "\(id.uuidString) may \(isAdmin ? "now" : "no longer") use /admin"
     }
 }

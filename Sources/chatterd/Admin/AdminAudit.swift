@@ -24,10 +24,11 @@ struct AdminAudit: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let filter = AuditFilter(events: kinds, since: since.flatMap(AuditTime.parse), until: until.flatMap(AuditTime.parse), limit: limit)
         let events = try await options.withAdmin { admin in
-            let userID = if let user { try await admin.account(user).user.id } else { UUID?.none }
-            return try await admin.auditEvents(AuditFilter(
-                userID: userID, events: kinds, since: since.flatMap(AuditTime.parse), until: until.flatMap(AuditTime.parse), limit: limit))
+            var filter = filter
+            if let user { filter.userID = try await admin.account(user).user.id }
+            return try await admin.auditEvents(filter)
         }
         try options.print(events.map(AdminJSON.Event.init)) {
             events.isEmpty ? "no events" : events.map(AdminText.event).joined(separator: "\n")

@@ -25,6 +25,8 @@ struct AccountPages {
         let email: String?
         let methods: String
         let sessions: [Item]
+        /// An operator's page links to /admin.
+        let isOperator: Bool
     }
 
     /// The signed-in visitor, or a redirect to sign in and come back.
@@ -48,7 +50,8 @@ struct AccountPages {
                 Page.Item(
                     id: $0.id.uuidString, device: Self.describe($0), createdISO: WebTime.iso($0.createdAt), createdUTC: WebTime.utc($0.createdAt),
                     usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID)
-            })
+            },
+            isOperator: try await services.store.account(id: session.user.id)?.isAdmin == true)
         return pages.render("account", page, visitor: visitor)
     }
 

@@ -18,8 +18,9 @@ public final class SQLiteStore: ChatterStore {
     /// Sign-ins too, but each learns whether its row went in (see `insertSessions`).
     let sessionInserts: BatchingLookup<NewSession, Bool>
     let auditInserts: BatchedInsert<AuditEvent>
-    /// Every authenticated request looks its session up: recent ones are in the cache (sound because this
-    /// process is the file's only writer), and concurrent lookups share one query.
+    /// Every authenticated request looks its session up: recent ones are in the cache (emptied by this
+    /// process's own writes and, through `externalWrites`, by other processes'), and concurrent lookups
+    /// share one query.
     let sessionCache: SessionCache
     let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
     /// Refreshes arrive in bursts too: their rotations are applied many to a statement.

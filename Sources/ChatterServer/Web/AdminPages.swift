@@ -25,6 +25,7 @@ struct AdminPages {
 
     static let notAnOperator = APIError(.forbidden, "not_an_operator", "These pages are for the server's operators.")
 
+    static let noSuchAccount = APIError(.notFound, "not_found", "There is no such account.")
     static let signInFirst = WebSessions.redirect(to: "/auth?next=/admin")
 
     /// The signed-in operator, nil when no one is signed in, or a 403 for anyone else. Asked of the database
@@ -40,7 +41,7 @@ struct AdminPages {
     /// to it (their own account has its page at /account).
     private func target(_ context: ChatterRequestContext, notSelf session: AuthenticatedSession? = nil) throws -> UUID {
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
-            throw APIError(.notFound, "not_found", "There is no such account.")
+            throw Self.noSuchAccount
         }
         if let session, session.user.id == id {
             throw APIError(.conflict, "own_account", "Use your account page to change your own account.")
@@ -86,7 +87,7 @@ struct AdminPages {
         let id = try target(context)
         let details: AdminService.AccountDetails
         do { details = try await services.admin.details(of: id) } catch is AdminService.Failure {
-            throw APIError(.notFound, "not_found", "There is no such account.")
+            throw Self.noSuchAccount
         }
         let account = details.account
         let notice = request.uri.queryParameters.get("notice").flatMap(AdminNotice.init(rawValue:))?.text
@@ -150,7 +151,7 @@ struct AdminPages {
     func confirmDeletion(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
         let id = try target(context, notSelf: session)
-        guard let account = try await services.store.account(id: id) else { throw APIError(.notFound, "not_found", "There is no such account.") }
+        guard let account = try await services.store.account(id: id) else { throw Self.noSuchAccount }
         return pages.render(
             "admin-delete", DeletePage(frame: pages.frame("Delete \(account.user.displayName)?", visitor), id: id.uuidString, name: account.user.displayName),
             visitor: visitor)

@@ -63,8 +63,13 @@ struct PasswordFlow {
     enum Replacement { case signUp, reset }
 
     /// Sets `user`'s password. Replacing one (a reset, or a sign-up on an address that had one) ends
-    /// every session of the account and is audited as a reset.
+    /// every session of the account and is audited as a reset. A disabled account's password is left as
+    /// it is (the session insert would refuse the sign-in anyway; this keeps the refusal from changing it).
     func setPassword(_ hash: String, for user: User, client: ClientInfo, replacing: Replacement) async throws {
+        if try await services.store.account(id: user.id)?.disabledAt != nil {
+            await services.audit.record(.signInFailed, user: user.id, method: "password", client: client, detail: "account_disabled")
+            throw StoreError.accountDisabled
+        }
         let had = try await services.store.passwordHash(userID: user.id) != nil
         try await services.store.setPasswordHash(hash, userID: user.id, at: services.now())
         guard had || replacing == .reset else { return }

@@ -41,6 +41,27 @@ import Testing
         }
     }
 
+    @Test func aPasswordResetOfADisabledAccountIsRefusedAndChangesNothing() async throws {
+        try await Harness.run { h async throws in
+            let code = try await h.requestCode("ada@example.com")
+            let signUp = try await h.post(
+                NativePath.passwordSignUp, PasswordSignUpRequest(email: "ada@example.com", code: code, password: "the first passphrase"))
+            #expect(signUp.status == .ok)
+            let userID = try #require(try await h.store.accounts(withEmail: "ada@example.com").first?.user.id)
+            let hash = try await h.store.passwordHash(userID: userID)
+            try await h.services.admin.setDisabled(true, userID: userID, by: operatorLogin)
+
+            h.clock.advance(by: 61)
+            let again = try await h.requestCode("ada@example.com")
+            let reset = try await h.post(
+                NativePath.passwordReset, PasswordResetRequest(email: "ada@example.com", code: again, newPassword: "an attacker's passphrase"))
+            #expect(reset.status == .forbidden)
+            #expect(try h.error(reset).error == "account_disabled")
+            #expect(try await h.store.passwordHash(userID: userID) == hash, "the password is unchanged")
+            #expect(try await h.store.sessions(of: userID).isEmpty)
+        }
+    }
+
     /// `chatterd admin` on the SQLite file chatterd serves is another process with a connection of its
     /// own: its changes reach the serving process's caches through `ExternalWrites`.
     @Test func anotherProcessEndingSessionsOrDeletingAnAccountOnTheSQLiteFileIsHonouredWithinASecond() async throws {

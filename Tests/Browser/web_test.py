@@ -385,12 +385,19 @@ def run(server, shots):
         check([(e["event"], e["actor"].split(":")[0]) for e in events] == [("account_enabled", "cli"), ("account_disabled", "admin")],
               f"the CLI reads who did what: {events}")
         again = server.native_sign_in("member@example.com")
-        check(server.admin("end-sessions", "member@example.com")["sessionsEnded"] == 1, "the CLI ends the member's session")
+        other = server.native_sign_in("member@example.com")
+        server.admin("end-session", "member@example.com", other["sessionID"])
+        status, _ = server.api("GET", "/v1/me", bearer=other["accessToken"])
+        check(status == 401, f"one session ended from the command line is refused by the serving chatterd ({status})")
+        check(server.admin("end-sessions", "member@example.com")["sessionsEnded"] == 1, "the CLI ends the member's other session")
         status, _ = server.api("GET", "/v1/me", bearer=again["accessToken"])
         check(status == 401, f"a session ended from the command line is refused by the serving chatterd ({status})")
         server.admin("delete", "member@example.com", "--yes")
         check(server.admin("users", "--search", "member") == [], "the member is deleted")
-        step("an operator granted from the command line finds, disables and audits an account in the browser; the CLI enables, ends sessions and deletes")
+        server.admin("revoke", "operator@example.com")
+        visit.go("/admin")
+        check(visit.find("h1").text == "Forbidden", "operator rights revoked from the command line end the operator's access at once")
+        step("an operator granted from the command line finds, disables and audits an account in the browser; the CLI enables, ends sessions, deletes and revokes")
 
         # Errors are pages, without a stack or a token.
         visit.go("/no/such/page")

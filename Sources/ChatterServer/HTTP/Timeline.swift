@@ -5,8 +5,8 @@ import Synchronization
 
 /// The chatt timeline. Its two most frequent answers — the course API's full list and the native API's
 /// newest page — are cached as encoded JSON: they change only when a chatt is posted or deleted. This
-/// process's posts drop them at once; where other instances write too, each answer first compares the
-/// store's `timelineStamp()` with the one seen last.
+/// process's posts drop them at once; for writes by other instances or processes, each answer first
+/// compares the store's `timelineStamp()` with the one seen last.
 final class Timeline: Sendable {
     static let defaultPage = 50
     static let maximumPage = 200
@@ -20,13 +20,11 @@ final class Timeline: Sendable {
     /// (not the rest of the running read and then a whole one), and a busy server still reads the stamp
     /// about twice per round trip, not once per request.
     private let stamps: BatchingLookup<Int, TimelineStamp>
-    /// Set once the store says it keeps no stamp (it is the database's only writer).
-    private let stampless = Atomic(false)
 
     init(store: any ChattRepository) {
         self.store = store
         stamps = BatchingLookup(maximumBatch: .max, maximumFetchers: 2) { _ in
-            try await store.timelineStamp().map { [0: $0] } ?? [:]
+            [0: try await store.timelineStamp()]
         }
         course = SingleFlightCache {
             let rows = try await store.allChatts().map {
@@ -56,9 +54,9 @@ final class Timeline: Sendable {
     /// Drops both answers when the stamp moved. Read before any rebuild it causes, so an answer is never
     /// kept under a stamp newer than the data it was built from.
     private func revalidate() async throws {
-        guard !stampless.load(ordering: .relaxed) else { return }
-        let read = store.timelineStampIsInMemory ? try await store.timelineStamp() : try await stamps.value(for: 0)
-        guard let stamp = read else { return stampless.store(true, ordering: .relaxed) }
+        // The shared read answers nil only for a key its fetch left out, which this one never does.
+        let read: TimelineStamp? = store.timelineStampIsInMemory ? try await store.timelineStamp() : try await stamps.value(for: 0)
+        guard let stamp = read else { return }
         if lastStamp.withLock({ last in defer { last = stamp }; return last != stamp }) {
             course.invalidate()
             newestPage.invalidate()

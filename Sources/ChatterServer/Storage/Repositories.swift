@@ -159,6 +159,13 @@ extension AuditRepository {
     }
 }
 
+extension ChatterStore {
+    /// Why `createSession` inserted nothing: the account is disabled, or gone.
+    func sessionRefusal(userID: UUID) async throws -> StoreError {
+        try await account(id: userID) == nil ? .userGone : .accountDisabled
+    }
+}
+
 /// What operators do to accounts (`AdminService` owns the rules and the audit).
 public protocol AdminRepository: Sendable {
     /// Accounts whose name, id or an identity's email contains `text` (every account when nil), newest
@@ -185,8 +192,8 @@ public protocol ChattRepository: Sendable {
     func chattCount() async throws -> Int
     /// A value that changes whenever another instance or process changes the timeline (it may change more
     /// often), cheap to read: caches compare it before answering; this process's own writes they watch
-    /// themselves. nil when nothing else can write the database.
-    func timelineStamp() async throws -> TimelineStamp?
+    /// themselves.
+    func timelineStamp() async throws -> TimelineStamp
     /// `timelineStamp()` costs no database read, so callers need not share reads of it.
     var timelineStampIsInMemory: Bool { get }
 }

@@ -187,9 +187,9 @@ struct AdminPages {
             }
         }
         if let event = AuditLog.Event(rawValue: kind) { filter.events = [event.rawValue] } else if !kind.isEmpty { problems.append("no such kind") }
-        for (name, text) in [("since", since), ("until", until)] where !text.isEmpty {
+        for (name, text, bound) in [("since", since, \AuditFilter.since), ("until", until, \AuditFilter.until)] where !text.isEmpty {
             guard let date = AuditTime.parse(text) else { problems.append("\(name) is not a date"); continue }
-            if name == "since" { filter.since = date } else { filter.until = date }
+            filter[keyPath: bound] = date
         }
         let events = problems.isEmpty ? try await services.admin.auditEvents(filter) : []
         let rows = events.map { e in

@@ -41,6 +41,15 @@ import Testing
         }
     }
 
+    @Test func auditTimesAreDaysBrowserTimesOrFullISO8601AllUTCUnlessZoned() {
+        let utc = { (text: String) in AuditTime.parse(text).map { Int($0.timeIntervalSince1970.rounded()) } }
+        #expect(utc("2026-11-25") == 1_795_564_800)
+        #expect(utc("2026-11-25T10:00") == 1_795_564_800 + 36_000)
+        #expect(utc("2026-11-25T10:00:00Z") == 1_795_564_800 + 36_000)
+        #expect(utc("2026-11-25T10:00:00+02:00") == 1_795_564_800 + 28_800)
+        for bad in ["", "yesterday", "2026-13-01", "25/11/2026", String(repeating: "2026-11-25", count: 5)] { #expect(utc(bad) == nil, "\(bad)") }
+    }
+
     @Test func aPasswordResetOfADisabledAccountIsRefusedAndChangesNothing() async throws {
         try await Harness.run { h async throws in
             let code = try await h.requestCode("ada@example.com")

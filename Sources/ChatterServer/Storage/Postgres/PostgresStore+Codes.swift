@@ -187,12 +187,10 @@ extension PostgresStore {
 
     public func chattCount() async throws -> Int { try await count("chatts") }
 
-    /// The newest chatt's `seq`, how many chatts the last 1,000 `seq` values hold, and how many times
-    /// chatts were deleted. A post raises the first; a post committed after a later one (its `seq` is
-    /// lower) raises the second; an account deletion raises the third. Two index lookups and a short
-    /// index range: far cheaper than the answers it guards.
-    public func timelineStamp() async throws -> TimelineStamp? {
-        guard let row = try await rows("SELECT n FROM timeline_version").first else { return nil }
+    /// `timeline_version`'s one counter, raised by the statement that posts a batch of chatts or deletes
+    /// an account's (migration 3): one row, far cheaper than the answers it guards.
+    public func timelineStamp() async throws -> TimelineStamp {
+        guard let row = try await rows("SELECT n FROM timeline_version").first else { throw StoreError.corruptRow("no timeline_version row") }
         return TimelineStamp([try row.value("n")])
     }
 }

@@ -16,7 +16,7 @@ extension PostgresStore {
             RETURNING id
             """)
         guard inserted.isEmpty else { return }
-        throw try await rows("SELECT 1 FROM users WHERE id = \(s.userID)").isEmpty ? StoreError.userGone : StoreError.accountDisabled
+        throw try await sessionRefusal(userID: s.userID)
     }
 
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {

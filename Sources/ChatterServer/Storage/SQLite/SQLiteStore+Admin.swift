@@ -51,11 +51,6 @@ extension SQLiteStore {
     public func setAdmin(_ isAdmin: Bool, userID: UUID) async throws -> Bool {
         try await !write("UPDATE users SET is_admin = ? WHERE id = ? RETURNING id", [.bool(isAdmin), .uuid(userID)]).isEmpty
     }
-
-    /// Why `createSession` inserted nothing: the account is disabled, or gone.
-    static func sessionRefusal(_ db: SQLiteConnection, userID: UUID) async throws -> StoreError {
-        try await db.query("SELECT 1 FROM users WHERE id = ?", [.uuid(userID)]).isEmpty ? .userGone : .accountDisabled
-    }
 }
 
 extension AccountRecord {

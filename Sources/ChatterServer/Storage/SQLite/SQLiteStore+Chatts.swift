@@ -36,7 +36,7 @@ extension SQLiteStore {
     /// None: every write to the file is this process's own (see `Timeline.add`).
     /// Only other processes' writes move it (this process's own posts drop the timeline caches at once),
     /// and it is read from memory.
-    public func timelineStamp() async throws -> TimelineStamp? { TimelineStamp([externalWrites.count]) }
+    public func timelineStamp() async throws -> TimelineStamp { TimelineStamp([externalWrites.count]) }
 
     public var timelineStampIsInMemory: Bool { true }
 }

@@ -5,7 +5,7 @@ extension SQLiteStore {
     /// Batched with concurrent sign-ins (see `insertSessions`).
     public func createSession(_ s: NewSession) async throws {
         guard try await sessionInserts.value(for: s) == nil else { return }
-        throw try await Self.sessionRefusal(reader, userID: s.userID)
+        throw try await sessionRefusal(userID: s.userID)
     }
 
     /// One statement for a batch of sign-ins: each row goes in only while its account exists and is not

@@ -70,46 +70,21 @@ public struct SecretServiceStore: SecretStore {
             ? .denied(text) : .unavailable(text)
     }
 
-    static let launchLock = NSLock()
-
     func run(_ arguments: [String], input: Data? = nil) async throws(StorageError) -> Result {
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             throw .unavailable("\(tool) is not installed (Debian/Ubuntu: apt install libsecret-tools)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let exited = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        let outcome: ChildProcess.Outcome
         do {
-            // Foundation's Process.run is not safe to call from several threads at once on Linux (a
-            // concurrent launch crashed the test process), so launches take turns.
-            try Self.launchLock.withLock { try process.run() }
+            outcome = try await ChildProcess.run(tool, arguments, input: input, timeout: timeout)
         } catch {
-            throw .unavailable("cannot run \(tool): \(error.localizedDescription)")
+            throw .unavailable(error.description)
         }
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try? stdin.fileHandleForWriting.close()
-        let timeout = self.timeout, pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            kill(pid, SIGTERM)
-        }
-        defer { watchdog.cancel() }
-        // Outputs are a few hundred bytes, well under a pipe's buffer, so reading after exit cannot block it.
-        var iterator = exited.stream.makeAsyncIterator()
-        let status = await iterator.next() ?? -1
-        if process.terminationReason == .uncaughtSignal {
+        guard !outcome.timedOut, let status = outcome.status else {
             throw .unavailable("the keyring did not answer within \(timeout) (is it locked?)")
         }
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let error = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        return Result(status: status, output: output, error: error)
+        let error = String(decoding: outcome.error, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return Result(status: status, output: outcome.output, error: error)
     }
 }
 #endif

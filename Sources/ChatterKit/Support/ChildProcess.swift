@@ -8,7 +8,7 @@ import Glibc
 /// On Linux, `Process.run` looks for the highest open descriptor by copying a fixed 256 bytes out of each
 /// `/proc/self/fd` directory entry, past the end of the shorter ones; with a thousand or so files open
 /// the copy reaches an unmapped page and the whole process crashes with SIGSEGV
-/// (swift-corelibs-foundation issue 5472, fixed after Swift 6.3). An app with many open connections,
+/// (swift-corelibs-foundation issue 5472, fixed upstream after Swift 6.3.1). An app with many open connections,
 /// or the test suite, gets there.
 struct ChildProcess {
     struct Outcome: Sendable {

@@ -33,8 +33,7 @@ extension SQLiteStore {
 
     public func chattCount() async throws -> Int { try await count("chatts") }
 
-    /// None: every write to the file is this process's own (see `Timeline.add`).
-    /// Only other processes' writes move it (this process's own posts drop the timeline caches at once),
+    /// The count of other processes' commits `ExternalWrites` has noticed: only those move it (this process's own posts drop the timeline caches at once),
     /// and it is read from memory.
     public func timelineStamp() async throws -> TimelineStamp { TimelineStamp([externalWrites.count]) }
 

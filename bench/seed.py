@@ -16,7 +16,7 @@ import time
 import urllib.parse
 import uuid
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 ISSUER = "https://accounts.google.com"
 
 

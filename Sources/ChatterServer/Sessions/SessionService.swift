@@ -37,10 +37,11 @@ public struct SessionService: Sendable {
 
     /// A native session: an access token and a refresh token.
     public func start(user: User, method: String, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
-        let access = SessionToken.generate(signedWith: store.tokenKey), refresh = SessionToken.generate(signedWith: store.tokenKey)
+        let id = UUID()
+        let access = SessionToken.generate(signedWith: store.tokenKey), refresh = SessionToken.generate(naming: id, signedWith: store.tokenKey)
         let created = now()
         let session = NewSession(
-            userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
+            id: id, userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
             refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client)
         try await ChatterMetrics.database("create_session") { try await store.createSession(session) }
         return SessionResponse(
@@ -68,12 +69,20 @@ public struct SessionService: Sendable {
     /// that the same token retried within the grace window gets the same pair back — and only its holder can.
     /// `profile` builds the answer's profile; it is given the account when the rotation read it already.
     public func refresh(_ refreshToken: String, profile: @Sendable (User, AccountSummary?) async throws -> UserProfile) async throws -> RefreshResult {
-        let instant = now()
-        guard store.tokenKey.mayHaveIssued(refreshToken, at: instant) else { return .invalid }
-        let access = SessionToken.generate(signedWith: store.tokenKey), next = SessionToken.generate(signedWith: store.tokenKey)
+        let instant = now(), key = store.tokenKey, presentedHash = SessionToken.hash(refreshToken)
+        let sessionID: UUID?
+        if let named = key.session(namedBy: refreshToken) {
+            sessionID = named
+        } else {
+            guard key.mayHaveIssued(refreshToken, at: instant) else { return .invalid }
+            sessionID = try await store.sessionID(unnamedRefreshHash: presentedHash)
+        }
+        // Without a session the token is only settled (retried, reused, unknown): this pair is never handed out.
+        let access = SessionToken.generate(signedWith: key)
+        let next = sessionID.map { SessionToken.generate(naming: $0, signedWith: key) } ?? SessionToken.generate(signedWith: key)
         let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
         let rotation = Rotation(
-            presentedHash: SessionToken.hash(refreshToken), newAccessHash: access.hash, newRefreshHash: next.hash,
+            presentedHash: presentedHash, sessionID: sessionID, newAccessHash: access.hash, newRefreshHash: next.hash,
             accessLifetime: lifetimes.access, idleLifetime: lifetimes.idle, graceWindow: lifetimes.grace,
             retryBox: try RetryPair.seal(pair, with: refreshToken), now: instant)
         let outcome = try await ChatterMetrics.database("refresh") { try await store.rotate(rotation) }

@@ -2,11 +2,12 @@ import Crypto
 import ExtrasBase64
 import Foundation
 
-/// A bearer secret handed to the client exactly once. Only its SHA-256 hash is stored, and sessions are
-/// looked up by that hash, so the secret itself is never compared or kept.
+/// A bearer secret handed to the client exactly once. Only its SHA-256 hash is stored, so the secret itself
+/// is never compared or kept.
 public struct SessionToken: Sendable {
     /// 43 base64url characters encoding 256 bits: random, or (session tokens) 192 random bits and a
-    /// 64-bit tag under the database's `SessionTokenKey`.
+    /// 64-bit tag under the database's `SessionTokenKey`. A refresh token also names its session: 64
+    /// characters, the session's 16-byte id before the random bits, all of it under the tag.
     public let secret: String
 
     public static func generate() -> SessionToken {
@@ -18,6 +19,13 @@ public struct SessionToken: Sendable {
     public static func generate(signedWith key: SessionTokenKey) -> SessionToken {
         let random = SecureRandom.bytes(SessionTokenKey.randomBytes)
         return SessionToken(bytes: random + key.tag(random))
+    }
+
+    /// A refresh token: the store finds its session by id, not through an index of every token's hash, and
+    /// only chatterd can name a session in a token (see `SessionTokenKey.session(namedBy:)`).
+    public static func generate(naming session: UUID, signedWith key: SessionTokenKey) -> SessionToken {
+        let named = session.bytes + SecureRandom.bytes(SessionTokenKey.randomBytes)
+        return SessionToken(bytes: named + key.tag(named))
     }
 
     private init(bytes: [UInt8]) {
@@ -36,7 +44,7 @@ public struct SessionToken: Sendable {
 /// token without a valid tag was never issued by chatterd on this database, so it is refused before any
 /// lookup: a flood of guessed or made-up tokens costs a hash, not a query.
 public struct SessionTokenKey: Sendable {
-    static let randomBytes = 24, tagBytes = 8
+    static let randomBytes = 24, tagBytes = 8, sessionBytes = 16
 
     /// HMAC-SHA256 keyed once: each tag copies it rather than deriving the key's pads again.
     private let keyed: HMAC<SHA256>
@@ -68,15 +76,26 @@ public struct SessionTokenKey: Sendable {
     func isTagged(_ presented: String) -> Bool {
         // Only the encoding chatterd issues: the 43rd character also carries two unused bits, and a token
         // spelled with them set is not the token that was issued (its hash finds nothing).
-        guard presented.utf8.count == 43,
-            let bytes = try? Base64.decode(string: presented, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
-            bytes.count == Self.randomBytes + Self.tagBytes,
+        guard presented.utf8.count == 43, let bytes = taggedBytes(presented, count: Self.randomBytes + Self.tagBytes),
             Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter]) == presented
         else { return false }
-        let expected = tag(Array(bytes.prefix(Self.randomBytes)))
+        return true
+    }
+
+    /// The session a refresh token names, when this key tagged it: the tag covers the id, so a token cannot
+    /// be made to name another session, and a tagged token naming a session was issued for it.
+    public func session(namedBy presented: String) -> UUID? {
+        // 48 bytes are exactly 64 characters, with no unused bits to spell twice.
+        guard presented.utf8.count == 64, let bytes = taggedBytes(presented, count: Self.sessionBytes + Self.randomBytes + Self.tagBytes)
+        else { return nil }
+        return UUID(bytes: bytes.prefix(Self.sessionBytes))
+    }
+
+    /// The decoded token when it is `count` bytes whose last `tagBytes` tag the rest under this key.
+    private func taggedBytes(_ presented: String, count: Int) -> [UInt8]? {
+        guard let bytes = try? Base64.decode(string: presented, options: [.base64UrlAlphabet, .omitPaddingCharacter]), bytes.count == count
+        else { return nil }
         // Compared in constant time, so response timing says nothing about how much of a tag was right.
-        var difference: UInt8 = 0
-        for (a, b) in zip(expected, bytes.suffix(Self.tagBytes)) { difference |= a ^ b }
-        return difference == 0
+        return constantTimeEqual(tag(Array(bytes.prefix(count - Self.tagBytes))), Array(bytes.suffix(Self.tagBytes))) ? bytes : nil
     }
 }

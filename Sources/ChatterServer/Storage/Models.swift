@@ -113,6 +113,10 @@ extension NewSession: Hashable {
 /// Hashable so that concurrent rotations can be applied together (see `BatchingLookup`).
 public struct Rotation: Sendable, Hashable {
     public var presentedHash: [UInt8]
+    /// The session the presented token names, or for a token from before refresh tokens named their session,
+    /// the session it is the current token of (`SessionRepository.sessionID(unnamedRefreshHash:)`). nil when
+    /// neither: such a token is only settled, never rotated.
+    public var sessionID: UUID?
     public var newAccessHash: [UInt8]
     public var newRefreshHash: [UInt8]
     public var accessLifetime: Double
@@ -142,6 +146,7 @@ public struct RotatedSession: Sendable, Equatable {
 
 /// A refresh token a rotation replaced, and the state of its session now.
 public struct RetiredRefreshToken: Sendable, Equatable {
+    /// `distantPast` when only known to be older than the latest rotation.
     public var retiredAt: Date
     public var sessionID: UUID
     public var userID: UUID

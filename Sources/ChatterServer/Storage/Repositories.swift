@@ -64,9 +64,13 @@ public protocol SessionRepository: Sendable {
     /// The session whose access token hashes to `accessHash`. An expired session that cannot be refreshed
     /// is deleted when presented.
     func session(accessHash: [UInt8], at: Date) async throws -> SessionLookup
-    /// A live refresh token's rotation, in one statement: when `rotation.presentedHash` is a session's
-    /// current refresh token and the session is within its idle and absolute lifetimes, the session takes
-    /// the new hashes and retry box and the presented hash is retired. nil (nothing changed) otherwise.
+    /// The session whose current refresh token hashes to `unnamedRefreshHash`, for tokens issued before
+    /// refresh tokens named their session (their first rotation gives them a token that does).
+    func sessionID(unnamedRefreshHash: [UInt8]) async throws -> UUID?
+    /// A live refresh token's rotation, in one statement: when `rotation.presentedHash` is the current
+    /// refresh token of the session `rotation.sessionID` and the session is within its idle and absolute
+    /// lifetimes, the session takes the new hashes and retry box and the presented hash is retired. nil
+    /// (nothing changed) otherwise.
     func rotateLive(_ rotation: Rotation) async throws -> RotatedSession?
     /// Runs `body` as one transaction in which the sessions it reads stay locked until it ends, so that
     /// of concurrent presentations of one refresh token each sees what the one before it did.
@@ -89,10 +93,12 @@ public protocol SessionRepository: Sendable {
 
 /// The steps of settling a refresh token `SessionRepository.rotateLive` did not rotate, inside one transaction.
 public protocol RefreshTransaction: Sendable {
-    /// The session whose current refresh token hashes to `refreshHash`, locked.
-    func session(refreshHash: [UInt8]) async throws -> (id: UUID, userID: UUID)?
-    /// The token hashing to `hash` if a rotation retired it, with its session's state; the session locked.
-    func retiredToken(_ hash: [UInt8]) async throws -> RetiredRefreshToken?
+    /// The session whose current refresh token is the one presented, locked.
+    func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID)?
+    /// The presented token if a rotation retired it, with its session's state; the session locked. A token
+    /// naming a session (`presented.sessionID`) that is not its current one was retired: only chatterd names
+    /// a session in a token, and a session's tokens stop being current only by rotating.
+    func retiredToken(_ presented: Rotation) async throws -> RetiredRefreshToken?
     func user(id: UUID) async throws -> User?
     func deleteSession(id: UUID) async throws
     func emptyRetryBox(sessionID: UUID) async throws

@@ -28,15 +28,99 @@ import Testing
         }
     }
 
+    @Test func aRefreshTokenNamesItsSessionUnderTheTag() {
+        let key = SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast), id = UUID()
+        let token = SessionToken.generate(naming: id, signedWith: key)
+        #expect(token.secret.count == 64)
+        #expect(key.session(namedBy: token.secret) == id)
+        #expect(SessionToken.generate(naming: id, signedWith: key).secret != token.secret, "each token has its own random bits")
+        #expect(SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast).session(namedBy: token.secret) == nil, "another database's key")
+        #expect(!key.isTagged(token.secret), "not an access token")
+        #expect(key.session(namedBy: SessionToken.generate(signedWith: key).secret) == nil, "an access token names no session")
+        for position in [0, 21, 22, 42, 63] {
+            var changed = Array(token.secret)
+            changed[position] = changed[position] == "A" ? "B" : "A"
+            #expect(key.session(namedBy: String(changed)) == nil, "one character changed at \(position)")
+        }
+        for garbage in ["", String(token.secret.dropLast()), token.secret + "A", String(repeating: "!", count: 64), "é" + token.secret.dropFirst(2)] {
+            #expect(key.session(namedBy: garbage) == nil)
+        }
+    }
+
+    /// The tag covers the session's id: a holder of one session's refresh token cannot make it name another
+    /// session, which would otherwise be taken for a reused token of that session and end it.
+    @Test(arguments: StoreBackend.available)
+    func aRefreshTokenCannotBeMadeToNameAnotherSession(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
+            let sessions = SessionService(store: store, lifetimes: .init(), now: { [now] in now })
+            let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
+            let mine = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            let victim = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            // 48 bytes are 64 characters without padding, so base64url is base64 with two letters swapped.
+            let decode = { (token: String) in
+                Array(Data(base64Encoded: token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")) ?? Data())
+            }
+            let forged = (Data(decode(victim.refreshToken).prefix(16) + decode(mine.refreshToken).dropFirst(16)).base64EncodedString())
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            #expect(forged.count == 64 && forged != victim.refreshToken)
+            guard case .invalid = try await sessions.refresh(forged, profile: { _, _ in profile }) else {
+                Issue.record("a token naming another session was accepted")
+                return
+            }
+            for (name, started) in [("mine", mine), ("victim", victim)] {
+                guard case .valid = try await sessions.authenticate(started.accessToken) else {
+                    Issue.record("\(name): the session was ended")
+                    continue
+                }
+                guard case .refreshed(let next) = try await sessions.refresh(started.refreshToken, profile: { _, _ in profile }) else {
+                    Issue.record("\(name): its own refresh token no longer rotates")
+                    continue
+                }
+                #expect(next.sessionID == started.sessionID && store.tokenKey.session(namedBy: next.refreshToken)?.text == started.sessionID)
+            }
+        }
+    }
+
+    /// A refresh token from before tokens named their session still rotates, once found by its hash, into
+    /// one that does; presented again later it is reuse, and the session ends.
+    @Test func anUnnamedRefreshTokenRotatesIntoANamedOne() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try await SQLiteStore.open(path: dir + "/chatterd.sqlite")
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
+            let clock = TestClock(now)
+            let sessions = SessionService(store: store, lifetimes: .init(), now: { clock.now })
+            let unnamed = SessionToken.generate(signedWith: store.tokenKey), id = UUID()
+            try await store.createSession(NewSession(
+                id: id, userID: user.id, method: "email", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(900),
+                refreshHash: unnamed.hash, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86400), client: ClientInfo()))
+            // As migration 7 leaves a session that had a refresh token.
+            _ = try await store.write("UPDATE sessions SET refresh_unnamed = 1 WHERE id = ?", [.uuid(id)])
+            let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
+            guard case .refreshed(let rotated) = try await sessions.refresh(unnamed.secret, profile: { _, _ in profile }) else {
+                Issue.record("the unnamed token did not rotate")
+                return
+            }
+            #expect(rotated.sessionID == id.text && store.tokenKey.session(namedBy: rotated.refreshToken) == id)
+            clock.advance(by: 60)
+            guard case .reused = try await sessions.refresh(unnamed.secret, profile: { _, _ in profile }) else {
+                Issue.record("the unnamed token's reuse was not caught")
+                return
+            }
+            #expect(try await store.sessionCount() == 0)
+            try await store.close()
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func anUntaggedTokenIsRefusedWithoutALookup(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { [now] in now })
             // Sessions whose tokens were never tagged: the store finds them, the service does not ask it.
-            let access = SessionToken.generate(), refresh = SessionToken.generate()
+            let access = SessionToken.generate(), refresh = SessionToken.generate(), id = UUID()
             try await store.createSession(NewSession(
-                userID: user.id, method: "email", accessHash: access.hash, accessExpiresAt: now.addingTimeInterval(900), refreshHash: refresh.hash,
+                id: id, userID: user.id, method: "email", accessHash: access.hash, accessExpiresAt: now.addingTimeInterval(900), refreshHash: refresh.hash,
                 createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86400), client: ClientInfo()))
             guard case .valid = try await store.session(accessHash: access.hash, at: now) else {
                 Issue.record("the store should find the session")
@@ -49,7 +133,7 @@ import Testing
             }
             // The refused refresh did not reach the store: the token is still the session's current one.
             let rotation = Rotation(
-                presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                presentedHash: refresh.hash, sessionID: id, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
                 accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(1))
             guard case .rotated = try await store.rotate(rotation) else {
                 Issue.record("the refused refresh changed the session")

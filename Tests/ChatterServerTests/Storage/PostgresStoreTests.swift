@@ -99,7 +99,7 @@ struct PostgresStoreTests {
             try await a.createSession(made)
             func rotation(at offset: Double) -> Rotation {
                 Rotation(
-                    presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    presentedHash: refresh.hash, sessionID: made.id, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
                     accessLifetime: 900, idleLifetime: 30 * 86400, graceWindow: 30, retryBox: [1], now: now.addingTimeInterval(offset))
             }
             guard case .rotated = try await a.rotate(rotation(at: 1)) else {

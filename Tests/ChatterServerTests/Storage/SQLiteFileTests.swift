@@ -66,10 +66,10 @@ import Testing
             #expect(try await syncs { try await store.setPasswordHash("hash", userID: user.id, at: now) } == 1)
 
             let refresh = SessionToken.generate()
-            _ = try await started(user, refresh: refresh)
+            let refreshable = try await started(user, refresh: refresh)
             func rotation(at offset: Double) -> Rotation {
                 Rotation(
-                    presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    presentedHash: refresh.hash, sessionID: refreshable.id, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
                     accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(offset))
             }
             #expect(try await syncs { _ = try await store.rotate(rotation(at: 1)) } == 0)
@@ -111,9 +111,12 @@ import Testing
             try await db.close()
 
             let store = try await SQLiteStore.open(path: path)
-            func rotation(at offset: Double) -> Rotation {
+            // The token names no session: the session is the one it is the current token of, while it is.
+            #expect(try await store.sessionID(unnamedRefreshHash: refresh.hash) == sessionID)
+            func rotation(at offset: Double) async throws -> Rotation {
                 Rotation(
-                    presentedHash: refresh.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    presentedHash: refresh.hash, sessionID: try await store.sessionID(unnamedRefreshHash: refresh.hash),
+                    newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
                     accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(offset))
             }
             guard case .rotated(let rotated) = try await store.rotate(rotation(at: 1)) else {
@@ -121,6 +124,7 @@ import Testing
                 return
             }
             #expect(rotated.sessionID == sessionID)
+            #expect(try await store.sessionID(unnamedRefreshHash: refresh.hash) == nil, "rotated, the session no longer holds it")
             #expect(try await store.rotate(rotation(at: 60)) == .reused(sessionID: sessionID, userID: userID))
             #expect(try await store.sessionCount() == 0)
             try await store.close()
@@ -174,8 +178,11 @@ import Testing
                     userID: user.id, method: "google", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(900),
                     refreshHash: first.hash, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(90 * 86400), client: ClientInfo())
                 try await store.createSession(session)
+                // As a session from before refresh tokens named theirs (migration 7): only such tokens are kept.
+                _ = try await store.write("UPDATE sessions SET refresh_unnamed = 1 WHERE id = ?", [.uuid(session.id)])
                 let rotation = Rotation(
-                    presentedHash: first.hash, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    presentedHash: first.hash, sessionID: try await store.sessionID(unnamedRefreshHash: first.hash),
+                    newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
                     accessLifetime: 900, idleLifetime: 30 * 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(1))
                 guard case .rotated = try await store.rotate(rotation) else { Issue.record("not rotated"); return }
                 retired.append(first)

@@ -54,10 +54,11 @@ extension ChatterStore {
         return (new, access, refresh)
     }
 
-    func rotation(_ presented: SessionToken, at offset: Double, grace: Double = 30) -> (Rotation, access: SessionToken, refresh: SessionToken) {
+    /// `session`: the one the presented token names (the store trusts it: only a tagged token can name one).
+    func rotation(_ presented: SessionToken, of session: UUID, at offset: Double, grace: Double = 30) -> (Rotation, access: SessionToken, refresh: SessionToken) {
         let access = SessionToken.generate(), refresh = SessionToken.generate()
         return (Rotation(
-            presentedHash: presented.hash, newAccessHash: access.hash, newRefreshHash: refresh.hash, accessLifetime: 900,
+            presentedHash: presented.hash, sessionID: session, newAccessHash: access.hash, newRefreshHash: refresh.hash, accessLifetime: 900,
             idleLifetime: 30 * 86400, graceWindow: grace, retryBox: [1, 2, 3], now: now.addingTimeInterval(offset)), access, refresh)
     }
 
@@ -204,7 +205,7 @@ extension ChatterStore {
             let (new, oldAccess, first) = session(for: user)
             try await store.createSession(new)
 
-            let (r1, access1, second) = rotation(first, at: 10)
+            let (r1, access1, second) = rotation(first, of: new.id, at: 10)
             guard case .rotated(let rotated) = try await store.rotate(r1) else { Issue.record("not rotated"); return }
             #expect(rotated.sessionID == new.id && rotated.user == user)
             // The rotation reads what the answer shows of the account: the identity ada signed in with.
@@ -213,11 +214,11 @@ extension ChatterStore {
             guard case .valid = try await store.session(accessHash: access1.hash, at: now.addingTimeInterval(11)) else { Issue.record("new access token unknown"); return }
 
             // Within the grace window the retired token replays the rotation; after it, it revokes everything.
-            guard case .retry(_, _, let box, _, _) = try await store.rotate(rotation(first, at: 20).0) else { Issue.record("no retry"); return }
+            guard case .retry(_, _, let box, _, _) = try await store.rotate(rotation(first, of: new.id, at: 20).0) else { Issue.record("no retry"); return }
             #expect(box == [1, 2, 3])
-            #expect(try await store.rotate(rotation(first, at: 41).0) == .reused(sessionID: new.id, userID: user.id))
+            #expect(try await store.rotate(rotation(first, of: new.id, at: 41).0) == .reused(sessionID: new.id, userID: user.id))
             #expect(try await store.sessionCount() == 0)
-            #expect(try await store.rotate(rotation(second, at: 42).0) == .unknown, "the family is gone, current token included")
+            #expect(try await store.rotate(rotation(second, of: new.id, at: 42).0) == .unknown, "the family is gone, current token included")
         }
     }
 
@@ -233,16 +234,16 @@ extension ChatterStore {
                 try await store.createSession(new)
                 started.append((user, new, refresh))
             }
-            let twice = started[0].refresh
+            let (twice, twiceSession) = (started[0].refresh, started[0].session.id)
             let outcomes = try await withThrowingTaskGroup(of: (Int, RotationOutcome, SessionToken).self) { group in
                 for (index, s) in started.enumerated() {
                     group.addTask {
-                        let (r, access, _) = rotation(s.refresh, at: 5)
+                        let (r, access, _) = rotation(s.refresh, of: s.session.id, at: 5)
                         return (index, try await store.rotate(r), access)
                     }
                 }
                 group.addTask {
-                    let (r, access, _) = rotation(twice, at: 5)
+                    let (r, access, _) = rotation(twice, of: twiceSession, at: 5)
                     return (-1, try await store.rotate(r), access)
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -278,11 +279,11 @@ extension ChatterStore {
             let user = try await store.signIn(ada)
             let (new, _, first) = session(for: user)
             try await store.createSession(new)
-            let (r1, _, second) = rotation(first, at: 1)
+            let (r1, _, second) = rotation(first, of: new.id, at: 1)
             _ = try await store.rotate(r1)
-            _ = try await store.rotate(rotation(second, at: 2).0)
+            _ = try await store.rotate(rotation(second, of: new.id, at: 2).0)
             // `first` was retired two rotations ago: even inside the window it is reuse.
-            #expect(try await store.rotate(rotation(first, at: 3).0) == .reused(sessionID: new.id, userID: user.id))
+            #expect(try await store.rotate(rotation(first, of: new.id, at: 3).0) == .reused(sessionID: new.id, userID: user.id))
         }
     }
 
@@ -292,13 +293,13 @@ extension ChatterStore {
             let user = try await store.signIn(ada)
             let (new, _, refresh) = session(for: user)
             try await store.createSession(new)
-            #expect(try await store.rotate(rotation(refresh, at: 30 * 86400).0) == .expired(userID: user.id))
+            #expect(try await store.rotate(rotation(refresh, of: new.id, at: 30 * 86400).0) == .expired(userID: user.id))
             #expect(try await store.sessionCount() == 0)
 
             var late = session(for: user)
             late.0.absoluteExpiresAt = now.addingTimeInterval(100)
             try await store.createSession(late.0)
-            #expect(try await store.rotate(rotation(late.refresh, at: 100).0) == .expired(userID: user.id))
+            #expect(try await store.rotate(rotation(late.refresh, of: late.0.id, at: 100).0) == .expired(userID: user.id))
         }
     }
 
@@ -417,7 +418,7 @@ extension ChatterStore {
             try await store.setPasswordHash("hash", userID: user.id, at: now)
             let (new, _, refresh) = session(for: user)
             try await store.createSession(new)
-            _ = try await store.rotate(rotation(refresh, at: 1).0)
+            _ = try await store.rotate(rotation(refresh, of: new.id, at: 1).0)
             try await store.addChatt(Chatt(name: "Ada", message: "bye", time: now, userID: user.id))
             _ = try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "ada@example.com", scope: "address", cooldown: 60)
             try await store.storeHandoff(codeHash: [7], userID: user.id, expiresAt: now.addingTimeInterval(60))
@@ -574,7 +575,7 @@ extension ChatterStore {
             #expect(try await lookup(byMethod.access) == .unknown)
 
             let rotated = try await started()
-            let (rotation, newAccess, _) = self.rotation(rotated.refresh, at: 1)
+            let (rotation, newAccess, _) = self.rotation(rotated.refresh, of: rotated.0.id, at: 1)
             guard case .rotated = try await store.rotate(rotation) else {
                 Issue.record("rotation failed")
                 return

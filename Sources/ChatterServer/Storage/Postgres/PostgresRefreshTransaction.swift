@@ -7,17 +7,19 @@ struct PostgresRefreshTransaction: RefreshTransaction {
     let db: PostgresConnection
     let logger: Logger
 
-    func session(refreshHash: [UInt8]) async throws -> (id: UUID, userID: UUID)? {
-        try await db.rows("SELECT id, user_id FROM sessions WHERE refresh_hash = \(refreshHash.bytea) FOR UPDATE", logger: logger).first.map { row in
+    // The refresh hash is unique here, named token or not: PostgreSQL keeps its index and its retired tokens,
+    // and finds both by hash (a session's id in a token changes which session it can be, not this lookup).
+    func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID)? {
+        try await db.rows("SELECT id, user_id FROM sessions WHERE refresh_hash = \(presented.presentedHash.bytea) FOR UPDATE", logger: logger).first.map { row in
             (try row.value("id"), try row.value("user_id"))
         }
     }
 
-    func retiredToken(_ hash: [UInt8]) async throws -> RetiredRefreshToken? {
+    func retiredToken(_ presented: Rotation) async throws -> RetiredRefreshToken? {
         try await db.rows(
             """
             SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
-            FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = \(hash.bytea)
+            FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = \(presented.presentedHash.bytea)
             FOR UPDATE OF s
             """, logger: logger
         ).first.map { row in

@@ -47,6 +47,10 @@ extension PostgresStore {
         return found
     }
 
+    public func sessionID(unnamedRefreshHash hash: [UInt8]) async throws -> UUID? {
+        try await rows("SELECT id FROM sessions WHERE refresh_hash = \(hash.bytea)").first?.value("id")
+    }
+
     /// Rotations arriving together are applied together (see `rotate(_:on:logger:)`).
     public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
         try await rotations.value(for: r)

@@ -228,5 +228,51 @@ enum SQLiteMigrations {
             "ALTER TABLE audit_events ADD COLUMN actor TEXT",
             "CREATE INDEX audit_by_time ON audit_events(at)",
         ],
+        // 7: refresh tokens name their session, so a rotation finds its row by primary key. The refresh hash
+        // loses its index (two random pages a rotation), and a named token is no longer kept when retired:
+        // the session keeps the one its latest rotation retired, for the grace retry, and any other token
+        // naming it is reuse. Tokens from before are unnamed until their first rotation: a partial index
+        // finds them, and the trigger still keeps them when retired. No table refers to sessions, so
+        // rebuilding it (to drop the UNIQUE) cascades nowhere.
+        [
+            "DROP TRIGGER retire_refresh_token",
+            """
+            CREATE TABLE sessions_7 (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                method TEXT NOT NULL,
+                access_hash BLOB NOT NULL UNIQUE,
+                access_expires_at REAL NOT NULL,
+                refresh_hash BLOB,
+                refresh_unnamed INTEGER NOT NULL DEFAULT 0,
+                previous_refresh_hash BLOB,
+                created_at REAL NOT NULL,
+                last_used_at REAL NOT NULL,
+                absolute_expires_at REAL NOT NULL,
+                rotated_at REAL,
+                retry_box BLOB,
+                user_agent TEXT,
+                ip TEXT
+            )
+            """,
+            """
+            INSERT INTO sessions_7 (id, user_id, method, access_hash, access_expires_at, refresh_hash, refresh_unnamed, created_at,
+                last_used_at, absolute_expires_at, rotated_at, retry_box, user_agent, ip)
+            SELECT id, user_id, method, access_hash, access_expires_at, refresh_hash, refresh_hash IS NOT NULL, created_at,
+                last_used_at, absolute_expires_at, rotated_at, retry_box, user_agent, ip FROM sessions
+            """,
+            "DROP TABLE sessions",
+            "ALTER TABLE sessions_7 RENAME TO sessions",
+            "CREATE INDEX sessions_by_user ON sessions(user_id)",
+            "CREATE INDEX sessions_by_expiry ON sessions(absolute_expires_at)",
+            "CREATE UNIQUE INDEX sessions_by_unnamed_refresh ON sessions(refresh_hash) WHERE refresh_unnamed = 1",
+            """
+            CREATE TRIGGER retire_refresh_token AFTER UPDATE OF refresh_hash ON sessions
+            WHEN old.refresh_unnamed = 1 AND old.refresh_hash IS NOT new.refresh_hash
+            BEGIN
+                INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) VALUES (old.refresh_hash, old.id, new.rotated_at);
+            END
+            """,
+        ],
     ]
 }

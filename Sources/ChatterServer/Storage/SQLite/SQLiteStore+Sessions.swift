@@ -69,13 +69,18 @@ extension SQLiteStore {
         return found
     }
 
+    public func sessionID(unnamedRefreshHash hash: [UInt8]) async throws -> UUID? {
+        try await reader.query("SELECT id FROM sessions WHERE refresh_hash = ? AND refresh_unnamed = 1", [.bytes(hash)]).first?.uuid("id")
+    }
+
     /// Rotations arriving together are applied together (see `rotate(_:on:lock:accounts:)`).
     public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
         try await rotations.value(for: r)
     }
 
-    /// One statement for a batch of rotations, on the writer: the trigger `retire_refresh_token` (migration
-    /// 3) keeps each token it replaces. Then one read of the rotated sessions' users and accounts on a
+    /// One statement for a batch of rotations, on the writer: each session is found by its id and keeps
+    /// the token it replaces as its previous one (an unnamed token is also kept by the trigger
+    /// `retire_refresh_token`, migration 7). Then one read of the rotated sessions' users and accounts on a
     /// reader, which keeps the writer's statement short. Of two rotations of one token in a batch one wins,
     /// which the session's new refresh hash tells; a session whose account was deleted in between is not
     /// answered, as if it had not rotated.
@@ -85,15 +90,18 @@ extension SQLiteStore {
         let rows = try await lock.withLock {
             try await writer.query(
                 """
-                UPDATE sessions SET access_hash = v.column2, access_expires_at = min(v.column4, absolute_expires_at), refresh_hash = v.column3,
-                    last_used_at = v.column5, rotated_at = v.column5, retry_box = v.column7
-                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
-                WHERE sessions.refresh_hash = v.column1 AND sessions.absolute_expires_at > v.column5 AND sessions.last_used_at > v.column6
+                UPDATE sessions SET access_hash = v.column3, access_expires_at = min(v.column5, absolute_expires_at),
+                    previous_refresh_hash = refresh_hash, refresh_hash = v.column4, refresh_unnamed = 0,
+                    last_used_at = v.column6, rotated_at = v.column6, retry_box = v.column8
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
+                WHERE sessions.id = v.column1 AND sessions.refresh_hash = v.column2
+                    AND sessions.absolute_expires_at > v.column6 AND sessions.last_used_at > v.column7
                 RETURNING id, user_id, refresh_hash, access_expires_at, absolute_expires_at
                 """,
                 batch.flatMap { r in
-                    [.bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash), .time(r.now.addingTimeInterval(r.accessLifetime)),
-                     .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime)), .bytes(r.retryBox)] as [SQLiteData]
+                    [r.sessionID.map(SQLiteData.uuid) ?? .null, .bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash),
+                     .time(r.now.addingTimeInterval(r.accessLifetime)), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime)),
+                     .bytes(r.retryBox)] as [SQLiteData]
                 })
         }
         guard !rows.isEmpty else { return [:] }

@@ -57,7 +57,7 @@ public final class SQLiteStore: ChatterStore {
         }
         let sessionCache = SessionCache()
         self.sessionCache = sessionCache
-        // 7 binds a rotation, within SQLite's 32,766. Two fetchers: one batch's accounts are read while
+        // 8 binds a rotation, within SQLite's 32,766. Two fetchers: one batch's accounts are read while
         // the next batch rotates on the writer.
         self.rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
             defer { sessionCache.invalidateAll() }

@@ -23,6 +23,11 @@ enum JSONResponse {
         }
     }
 
+    /// Every sign-in and refresh answers this: written directly (see `JSONWriter`), the same bytes.
+    static func make(_ value: SessionResponse, status: HTTPResponse.Status = .ok) -> Response {
+        make(bytes: value.json, status: status)
+    }
+
     static func make(bytes: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: bytes))
     }

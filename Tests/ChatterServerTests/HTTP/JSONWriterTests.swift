@@ -1,0 +1,66 @@
+import ChatterWire
+import Foundation
+import Testing
+
+@testable import ChatterServer
+
+/// The session answer is written without `JSONEncoder`: it must be the bytes `JSONEncoder` writes, for any
+/// names, emails and tokens.
+@Suite struct JSONWriterTests {
+    /// Every character class the encoder treats apart: controls, quote, backslash, slash, DEL, non-ASCII of
+    /// each UTF-8 length, a combining mark, the line separators JavaScript minds.
+    static let alphabet: [String] =
+        (0..<0x20).map { String(UnicodeScalar(UInt8($0))) } + ["\"", "\\", "/", "\u{7F}", "a", "Z", "0", " ", "é", "e\u{301}", "ß", "€", "漢", "😀", "👩‍💻", "\u{2028}", "\u{2029}", "\u{FEFF}"]
+
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state ^ (state >> 29)
+        }
+    }
+
+    static func text(_ random: inout Generator) -> String {
+        (0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+    }
+
+    static func maybe(_ random: inout Generator) -> String? {
+        Bool.random(using: &random) ? text(&random) : nil
+    }
+
+    static func response(_ random: inout Generator) -> SessionResponse {
+        let name: NameParts? = Bool.random(using: &random)
+            ? NameParts(
+                givenName: maybe(&random), familyName: maybe(&random), middleName: maybe(&random), nickname: maybe(&random),
+                namePrefix: maybe(&random), nameSuffix: maybe(&random))
+            : nil
+        return SessionResponse(
+            accessToken: text(&random), refreshToken: text(&random), tokenType: text(&random),
+            expiresIn: Int.random(in: Int.min...Int.max, using: &random), refreshExpiresIn: Int.random(in: -1...7_776_000, using: &random),
+            sessionID: text(&random),
+            user: UserProfile(
+                id: text(&random), displayName: text(&random), email: maybe(&random), emailVerified: Bool.random(using: &random), name: name,
+                methods: (0..<Int.random(in: 0...4, using: &random)).map { _ in text(&random) }),
+            deviceToken: maybe(&random))
+    }
+
+    @Test func theSessionAnswerIsWhatJSONEncoderWrites() throws {
+        var random = Generator(state: 2026)
+        for _ in 0..<5_000 {
+            let value = Self.response(&random)
+            let written = Array(value.json.readableBytesView), encoded = Array(try JSONResponse.encoder.encode(value))
+            #expect(written == encoded, "\(String(decoding: written, as: UTF8.self)) ≠ \(String(decoding: encoded, as: UTF8.self))")
+            if written != encoded { return }
+        }
+    }
+
+    @Test func aTypicalAnswerDecodesBackToItself() throws {
+        let value = SessionResponse(
+            accessToken: "a", refreshToken: "b", expiresIn: 900, refreshExpiresIn: 7_776_000, sessionID: UUID().uuidString,
+            user: UserProfile(
+                id: UUID().uuidString, displayName: "Ada \"the\" Countess\n", email: "ada@example.com", emailVerified: true,
+                name: NameParts(givenName: "Ada", familyName: "King"), methods: ["apple", "password"]),
+            deviceToken: "d")
+        #expect(try JSONDecoder().decode(SessionResponse.self, from: Data(value.json.readableBytesView)) == value)
+    }
+}

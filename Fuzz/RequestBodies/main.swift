@@ -1,6 +1,7 @@
 // Fuzz target `request-bodies`: arbitrary bytes as the JSON body of every route that decodes one, through
 // the server's own `Request.decode` (which turns decoding errors into a 422 naming the field), then
-// `EmailAddress.normalize` on the addresses the body carries, as the routes do next.
+// `EmailAddress.normalize` on the addresses the body carries and the session-token key's checks on a
+// refresh token, as the routes do next.
 //
 // Input: one byte that chooses the body type (modulo the number of types), then the body.
 
@@ -36,6 +37,17 @@ func decode<T: Codable & Equatable>(_ type: T.Type, _ body: ByteBuffer) -> T? {
     return value
 }
 
+/// What the refresh route does with the token before any lookup: its tag, and the session it names.
+let tokenKey = SessionTokenKey(key: Array(repeating: 7, count: 32), untaggedUntil: .distantPast)
+
+func checkRefreshToken(_ token: String?) {
+    guard let token else { return }
+    if let session = tokenKey.session(namedBy: token) {
+        invariant(token.utf8.count == 64, "a \(token.utf8.count)-byte token named session \(session)")
+    }
+    if tokenKey.isTagged(token) { invariant(token.utf8.count == 43, "a \(token.utf8.count)-byte token passed as tagged") }
+}
+
 func normalize(_ email: String?) {
     guard let email, let normalized = EmailAddress.normalize(email) else { return }
     invariant(EmailAddress.normalize(normalized) == normalized, "normalize is not idempotent on \(email.debugDescription)")
@@ -54,7 +66,7 @@ let bodies: [@Sendable (ByteBuffer) -> Void] = [
     { normalize(decode(PasswordSignInRequest.self, $0)?.email) },
     { normalize(decode(PasswordResetRequest.self, $0)?.email) },
     { _ = decode(PasswordChangeRequest.self, $0) },
-    { _ = decode(RefreshRequest.self, $0) },
+    { checkRefreshToken(decode(RefreshRequest.self, $0)?.refreshToken) },
     { _ = decode(SignOutRequest.self, $0) },
     { _ = decode(NewChattRequest.self, $0) },
     // Apple's server-to-server notification: a server-side type, decoded only.

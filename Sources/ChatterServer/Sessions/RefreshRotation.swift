@@ -2,10 +2,11 @@ import Foundation
 
 // The refresh-token state machine, written once over `SessionRepository`'s steps for every database.
 extension SessionRepository {
-    /// A live token rotates in one statement (a token that names no session cannot be live). Anything else is settled in a transaction with the session
-    /// locked: a current token the rotation refused is past its lifetime and ends its session; a token
-    /// retired by the latest rotation, presented again within the grace window, replays that rotation's
-    /// answer once; any other retired token is reuse, and its whole session ends.
+    /// A live token rotates in one statement (a token of no session cannot be live). Anything else is
+    /// settled in a transaction with the session locked: a current token the rotation refused is past its
+    /// lifetime and ends its session; a token retired by the latest rotation, presented again within the
+    /// grace window, replays that rotation's answer once; any other retired token is reuse, and its whole
+    /// session ends.
     public func rotate(_ r: Rotation) async throws -> RotationOutcome {
         if r.sessionID != nil, let rotated = try await rotateLive(r) { return .rotated(rotated) }
         return try await refreshTransaction { sessions in

@@ -38,11 +38,12 @@ public struct SessionService: Sendable {
     /// A native session: an access token and a refresh token.
     public func start(user: User, method: String, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
         let id = UUID()
-        let access = SessionToken.generate(signedWith: store.tokenKey), refresh = SessionToken.generate(naming: id, signedWith: store.tokenKey)
+        let access = SessionToken.generate(naming: id, signedWith: store.tokenKey), refresh = SessionToken.generate(naming: id, signedWith: store.tokenKey)
         let created = now()
         let session = NewSession(
             id: id, userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
-            refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client)
+            refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client,
+            accessTokenNamed: true)
         try await ChatterMetrics.database("create_session") { try await store.createSession(session) }
         return SessionResponse(
             accessToken: access.secret, refreshToken: refresh.secret, expiresIn: Int(lifetimes.access),
@@ -61,6 +62,9 @@ public struct SessionService: Sendable {
 
     public func authenticate(_ accessToken: String) async throws -> SessionLookup {
         let instant = now()
+        if let id = store.tokenKey.session(namedBy: accessToken) {
+            return try await store.session(accessHash: SessionToken.hash(accessToken), naming: id, at: instant)
+        }
         guard store.tokenKey.mayHaveIssued(accessToken, at: instant) else { return .unknown }
         return try await store.session(accessHash: SessionToken.hash(accessToken), at: instant)
     }
@@ -78,13 +82,13 @@ public struct SessionService: Sendable {
             sessionID = try await store.sessionID(unnamedRefreshHash: presentedHash)
         }
         // Without a session the token is only settled (retried, reused, unknown): this pair is never handed out.
-        let access = SessionToken.generate(signedWith: key)
+        let access = sessionID.map { SessionToken.generate(naming: $0, signedWith: key) } ?? SessionToken.generate(signedWith: key)
         let next = sessionID.map { SessionToken.generate(naming: $0, signedWith: key) } ?? SessionToken.generate(signedWith: key)
         let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
         let rotation = Rotation(
             presentedHash: presentedHash, sessionID: sessionID, newAccessHash: access.hash, newRefreshHash: next.hash,
             accessLifetime: lifetimes.access, idleLifetime: lifetimes.idle, graceWindow: lifetimes.grace,
-            retryBox: try RetryPair.seal(pair, with: refreshToken), now: instant)
+            retryBox: try RetryPair.seal(pair, with: refreshToken), now: instant, accessTokenNamed: sessionID != nil)
         let outcome = try await ChatterMetrics.database("refresh") { try await store.rotate(rotation) }
         ChatterMetrics.refresh(outcome.metricName)
         switch outcome {

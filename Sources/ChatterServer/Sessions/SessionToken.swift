@@ -6,8 +6,8 @@ import Foundation
 /// is never compared or kept.
 public struct SessionToken: Sendable {
     /// 43 base64url characters encoding 256 bits: random, or (session tokens) 192 random bits and a
-    /// 64-bit tag under the database's `SessionTokenKey`. A refresh token also names its session: 64
-    /// characters, the session's 16-byte id before the random bits, all of it under the tag.
+    /// 64-bit tag under the database's `SessionTokenKey`. A native session's access and refresh tokens also
+    /// name it: 64 characters, the session's 16-byte id before the random bits, all of it under the tag.
     public let secret: String
 
     public static func generate() -> SessionToken {
@@ -21,8 +21,8 @@ public struct SessionToken: Sendable {
         return SessionToken(bytes: random + key.tag(random))
     }
 
-    /// A refresh token: the store finds its session by id, not through an index of every token's hash, and
-    /// only chatterd can name a session in a token (see `SessionTokenKey.session(namedBy:)`).
+    /// A native session's token: the store finds its session by id, not through an index of every token's
+    /// hash, and only chatterd can name a session in a token (see `SessionTokenKey.session(namedBy:)`).
     public static func generate(naming session: UUID, signedWith key: SessionTokenKey) -> SessionToken {
         let named = session.bytes + SecureRandom.bytes(SessionTokenKey.randomBytes)
         return SessionToken(bytes: named + key.tag(named))
@@ -82,8 +82,8 @@ public struct SessionTokenKey: Sendable {
         return true
     }
 
-    /// The session a refresh token names, when this key tagged it: the tag covers the id, so a token cannot
-    /// be made to name another session, and a tagged token naming a session was issued for it.
+    /// The session a token names, when this key tagged it: the tag covers the id, so a token cannot be made
+    /// to name another session, and a tagged token naming a session was issued for it.
     public func session(namedBy presented: String) -> UUID? {
         // 48 bytes are exactly 64 characters, with no unused bits to spell twice.
         guard presented.utf8.count == 64, let bytes = taggedBytes(presented, count: Self.sessionBytes + Self.randomBytes + Self.tagBytes)

@@ -102,6 +102,9 @@ public struct NewSession: Sendable {
     public var createdAt: Date
     public var absoluteExpiresAt: Date
     public var client: ClientInfo
+    /// Whether the access token names the session (native sessions): it is then found by the session's id;
+    /// otherwise (chatterIDs, browser cookies) by its hash.
+    public var accessTokenNamed = false
 }
 
 /// Hashed by id alone, so that concurrent sign-ins can be inserted together (see `BatchingLookup`).
@@ -127,6 +130,8 @@ public struct Rotation: Sendable, Hashable {
     /// The new pair, sealed with a key only the presented token can derive, for that retry.
     public var retryBox: [UInt8]
     public var now: Date
+    /// Whether the new access token names the session (see `NewSession.accessTokenNamed`).
+    public var accessTokenNamed = false
 
     /// The new refresh hash alone: random, so it tells rotations apart (batches hash every rotation).
     public func hash(into hasher: inout Hasher) {

@@ -64,6 +64,8 @@ public protocol SessionRepository: Sendable {
     /// The session whose access token hashes to `accessHash`. An expired session that cannot be refreshed
     /// is deleted when presented.
     func session(accessHash: [UInt8], at: Date) async throws -> SessionLookup
+    /// The same for an access token that names its session `id`: a store may find it by that id.
+    func session(accessHash: [UInt8], naming id: UUID, at: Date) async throws -> SessionLookup
     /// The session whose current refresh token hashes to `unnamedRefreshHash`, for tokens issued before
     /// refresh tokens named their session (their first rotation gives them a token that does).
     func sessionID(unnamedRefreshHash: [UInt8]) async throws -> UUID?

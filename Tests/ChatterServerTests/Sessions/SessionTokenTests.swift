@@ -82,6 +82,52 @@ import Testing
         }
     }
 
+    /// A native session's access token names it too; chatterIDs do not. A named access token is the
+    /// session's current one or nothing: swapping in another session's id, or presenting it after a
+    /// rotation, finds no session, and changes none.
+    @Test(arguments: StoreBackend.available)
+    func accessTokensNameTheirNativeSession(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
+            let clock = TestClock(now)
+            let sessions = SessionService(store: store, lifetimes: .init(), now: { clock.now })
+            let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
+            let mine = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            let other = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            #expect(mine.accessToken.count == 64 && store.tokenKey.session(namedBy: mine.accessToken)?.text == mine.sessionID)
+            let chatterID = try await sessions.startUnrefreshable(user: user, method: "google", lifetime: 3600, client: ClientInfo())
+            #expect(chatterID.secret.count == 43)
+            guard case .valid = try await sessions.authenticate(chatterID.secret) else {
+                Issue.record("an unnamed chatterID was refused")
+                return
+            }
+            guard case .valid(let found) = try await sessions.authenticate(mine.accessToken) else {
+                Issue.record("a named access token was refused")
+                return
+            }
+            #expect(found.sessionID.text == mine.sessionID)
+            let decode = { (token: String) in
+                Array(Data(base64Encoded: token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")) ?? Data())
+            }
+            let forged = (Data(decode(other.accessToken).prefix(16) + decode(mine.accessToken).dropFirst(16)).base64EncodedString())
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            #expect(try await sessions.authenticate(forged) == .unknown)
+            clock.advance(by: 1)
+            guard case .refreshed(let next) = try await sessions.refresh(mine.refreshToken, profile: { _, _ in profile }) else {
+                Issue.record("the session did not refresh")
+                return
+            }
+            #expect(store.tokenKey.session(namedBy: next.accessToken)?.text == mine.sessionID)
+            #expect(try await sessions.authenticate(mine.accessToken) == .unknown, "the rotated-away access token")
+            for token in [next.accessToken, other.accessToken] {
+                guard case .valid = try await sessions.authenticate(token) else {
+                    Issue.record("a current access token was refused")
+                    continue
+                }
+            }
+        }
+    }
+
     /// A refresh token from before tokens named their session still rotates, once found by its hash, into
     /// one that does; presented again later it is reuse, and the session ends.
     @Test func anUnnamedRefreshTokenRotatesIntoANamedOne() async throws {

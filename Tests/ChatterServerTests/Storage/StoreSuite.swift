@@ -198,6 +198,35 @@ extension ChatterStore {
         }
     }
 
+    /// An access token that names its session is found with that session, and only with its current hash;
+    /// a rotation that names the new one keeps it found. (The id is the token's own: a token naming another
+    /// session is another token, with another hash, which `SessionTokenTests` shows is refused.)
+    @Test(arguments: StoreBackend.available)
+    func namedAccessTokensAreFoundWithTheirSession(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            var (native, access, refresh) = session(for: user)
+            native.accessTokenNamed = true
+            try await store.createSession(native)
+            guard case .valid(let found) = try await store.session(accessHash: access.hash, naming: native.id, at: now.addingTimeInterval(1)) else {
+                Issue.record("a named access token was not found")
+                return
+            }
+            #expect(found.sessionID == native.id && found.user == user)
+            #expect(try await store.session(accessHash: SessionToken.generate().hash, naming: native.id, at: now.addingTimeInterval(1)) == .unknown)
+            #expect(try await store.session(accessHash: access.hash, naming: native.id, at: now.addingTimeInterval(900)) == .expired)
+
+            var (r, newAccess, _) = rotation(refresh, of: native.id, at: 2)
+            r.accessTokenNamed = true
+            guard case .rotated = try await store.rotate(r) else { Issue.record("not rotated"); return }
+            #expect(try await store.session(accessHash: access.hash, naming: native.id, at: now.addingTimeInterval(3)) == .unknown, "the retired access token")
+            guard case .valid = try await store.session(accessHash: newAccess.hash, naming: native.id, at: now.addingTimeInterval(3)) else {
+                Issue.record("the rotated access token was not found")
+                return
+            }
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func refreshRotatesAndRetiredTokensRevokeTheFamily(backend: StoreBackend) async throws {
         try await backend.withStore { store in

@@ -27,6 +27,11 @@ extension PostgresStore {
             touch: { id, now in try await rows("UPDATE sessions SET last_used_at = \(now) WHERE id = \(id)") })
     }
 
+    // PostgreSQL keeps its unique index on the access hash, so a named token is found by it too.
+    public func session(accessHash: [UInt8], naming id: UUID, at now: Date) async throws -> SessionLookup {
+        try await session(accessHash: accessHash, at: now)
+    }
+
     /// Concurrent lookups share one query (see `BatchingLookup`).
     static func sessionEntries(_ client: PostgresClient, logger: Logger, accessHashes: [[UInt8]]) async throws -> [[UInt8]: SessionCache.Entry] {
         let rows = try await client.query(

@@ -228,12 +228,13 @@ enum SQLiteMigrations {
             "ALTER TABLE audit_events ADD COLUMN actor TEXT",
             "CREATE INDEX audit_by_time ON audit_events(at)",
         ],
-        // 7: refresh tokens name their session, so a rotation finds its row by primary key. The refresh hash
-        // loses its index (two random pages a rotation), and a named token is no longer kept when retired:
-        // the session keeps the one its latest rotation retired, for the grace retry, and any other token
-        // naming it is reuse. Tokens from before are unnamed until their first rotation: a partial index
-        // finds them, and the trigger still keeps them when retired. No table refers to sessions, so
-        // rebuilding it (to drop the UNIQUE) cascades nowhere.
+        // 7: a native session's tokens name it, so a rotation and a lookup find its row by primary key. The
+        // token hashes lose their indexes (a rotation rewrote two random pages of each), and a named refresh
+        // token is no longer kept when retired: the session keeps the one its latest rotation retired, for
+        // the grace retry, and any other token naming it is reuse. Unnamed tokens (chatterIDs, browser
+        // cookies, and native tokens from before until their first rotation) are found through partial
+        // indexes, and the trigger still keeps an unnamed refresh token when retired. No table refers to
+        // sessions, so rebuilding it (to drop the UNIQUEs) cascades nowhere.
         [
             "DROP TRIGGER retire_refresh_token",
             """
@@ -241,7 +242,8 @@ enum SQLiteMigrations {
                 id TEXT PRIMARY KEY,
                 user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
                 method TEXT NOT NULL,
-                access_hash BLOB NOT NULL UNIQUE,
+                access_hash BLOB NOT NULL,
+                access_unnamed INTEGER NOT NULL DEFAULT 1,
                 access_expires_at REAL NOT NULL,
                 refresh_hash BLOB,
                 refresh_unnamed INTEGER NOT NULL DEFAULT 0,
@@ -265,6 +267,7 @@ enum SQLiteMigrations {
             "ALTER TABLE sessions_7 RENAME TO sessions",
             "CREATE INDEX sessions_by_user ON sessions(user_id)",
             "CREATE INDEX sessions_by_expiry ON sessions(absolute_expires_at)",
+            "CREATE UNIQUE INDEX sessions_by_unnamed_access ON sessions(access_hash) WHERE access_unnamed = 1",
             "CREATE UNIQUE INDEX sessions_by_unnamed_refresh ON sessions(refresh_hash) WHERE refresh_unnamed = 1",
             """
             CREATE TRIGGER retire_refresh_token AFTER UPDATE OF refresh_hash ON sessions

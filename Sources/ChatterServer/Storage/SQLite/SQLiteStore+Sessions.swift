@@ -27,20 +27,28 @@ extension SQLiteStore {
 
     static let sessionColumns = [
         "id", "user_id", "method", "access_hash", "access_expires_at", "refresh_hash", "created_at", "last_used_at",
-        "absolute_expires_at", "user_agent", "ip",
+        "absolute_expires_at", "user_agent", "ip", "access_unnamed",
     ]
 
     static func binds(_ s: NewSession) -> [SQLiteData] {
         [.uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
          s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
-         s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null]
+         s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null, .integer(s.accessTokenNamed ? 0 : 1)]
     }
 
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
+        try await session(AccessKey(hash: accessHash, session: nil), at: now)
+    }
+
+    public func session(accessHash: [UInt8], naming id: UUID, at now: Date) async throws -> SessionLookup {
+        try await session(AccessKey(hash: accessHash, session: id), at: now)
+    }
+
+    private func session(_ key: AccessKey, at now: Date) async throws -> SessionLookup {
         try await sessionCache.session(
-            accessHash, at: now,
-            read: { hash in
-                guard let row = try await sessionsByAccessHash.value(for: hash) else { return nil }
+            key.hash, at: now,
+            read: { _ in
+                guard let row = try await sessionsByAccessKey.value(for: key) else { return nil }
                 return SessionCache.Entry(
                     session: AuthenticatedSession(
                         sessionID: try row.uuid("session_id"), user: try User(row: row), method: try row.string("method"),
@@ -54,17 +62,41 @@ extension SQLiteStore {
             })
     }
 
-    static func sessions(_ db: SQLiteConnection, accessHashes: [[UInt8]]) async throws -> [[UInt8]: SQLiteRow] {
-        let rows = try await db.query(
-            """
+    /// A presented access token: a named one is found by its session's id (primary key), an unnamed one by
+    /// its hash (a partial index holds only those).
+    struct AccessKey: Hashable, Sendable {
+        var hash: [UInt8]
+        var session: UUID?
+    }
+
+    /// One query for the named tokens of a batch and one for the unnamed. A row answers a key only when its
+    /// access hash is the key's (for a named token, the session's current one).
+    static func sessions(_ db: SQLiteConnection, keys: [AccessKey]) async throws -> [AccessKey: SQLiteRow] {
+        let select = """
             SELECT s.access_hash, s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable,
                 s.last_used_at, \(userColumns)
             FROM sessions s JOIN users u ON u.id = s.user_id
-            WHERE s.access_hash IN (\(Array(repeating: "?", count: accessHashes.count).joined(separator: ", ")))
-            """, accessHashes.map(SQLiteData.bytes))
-        var found: [[UInt8]: SQLiteRow] = [:]
+            """
+        let ids = keys.compactMap(\.session), hashes = keys.filter { $0.session == nil }.map(\.hash)
+        var rows: [SQLiteRow] = []
+        if !ids.isEmpty {
+            rows += try await db.query(
+                select + " WHERE s.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids.map(SQLiteData.uuid))
+        }
+        if !hashes.isEmpty {
+            rows += try await db.query(
+                select + " WHERE s.access_unnamed = 1 AND s.access_hash IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ", ")))",
+                hashes.map(SQLiteData.bytes))
+        }
+        var byHash: [[UInt8]: SQLiteRow] = [:]
         for row in rows {
-            if let hash = row.column("access_hash")?.blob { found[Array(hash.readableBytesView)] = row }
+            if let hash = row.column("access_hash")?.blob { byHash[Array(hash.readableBytesView)] = row }
+        }
+        var found: [AccessKey: SQLiteRow] = [:]
+        for key in keys {
+            guard let row = byHash[key.hash] else { continue }
+            if let id = key.session, (try? row.uuid("session_id")) != id { continue }
+            found[key] = row
         }
         return found
     }
@@ -91,9 +123,9 @@ extension SQLiteStore {
             try await writer.query(
                 """
                 UPDATE sessions SET access_hash = v.column3, access_expires_at = min(v.column5, absolute_expires_at),
-                    previous_refresh_hash = refresh_hash, refresh_hash = v.column4, refresh_unnamed = 0,
+                    previous_refresh_hash = refresh_hash, refresh_hash = v.column4, refresh_unnamed = 0, access_unnamed = v.column9,
                     last_used_at = v.column6, rotated_at = v.column6, retry_box = v.column8
-                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
                 WHERE sessions.id = v.column1 AND sessions.refresh_hash = v.column2
                     AND sessions.absolute_expires_at > v.column6 AND sessions.last_used_at > v.column7
                 RETURNING id, user_id, refresh_hash, access_expires_at, absolute_expires_at
@@ -101,7 +133,7 @@ extension SQLiteStore {
                 batch.flatMap { r in
                     [r.sessionID.map(SQLiteData.uuid) ?? .null, .bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash),
                      .time(r.now.addingTimeInterval(r.accessLifetime)), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime)),
-                     .bytes(r.retryBox)] as [SQLiteData]
+                     .bytes(r.retryBox), .integer(r.accessTokenNamed ? 0 : 1)] as [SQLiteData]
                 })
         }
         guard !rows.isEmpty else { return [:] }

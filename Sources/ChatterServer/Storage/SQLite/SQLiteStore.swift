@@ -22,7 +22,7 @@ public final class SQLiteStore: ChatterStore {
     /// process's own writes and, through `externalWrites`, by other processes'), and concurrent lookups
     /// share one query.
     let sessionCache: SessionCache
-    let sessionsByAccessHash: BatchingLookup<[UInt8], SQLiteRow>
+    let sessionsByAccessKey: BatchingLookup<AccessKey, SQLiteRow>
     /// Refreshes arrive in bursts too: their rotations are applied many to a statement.
     let rotations: BatchingLookup<Rotation, RotatedSession>
     let checkpointer: SQLiteCheckpointer
@@ -52,12 +52,12 @@ public final class SQLiteStore: ChatterStore {
             try await Self.insertSessions(batch, on: writer, lock: writeLock)
         }
         self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: writeLock, binds: Self.binds)
-        self.sessionsByAccessHash = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { hashes in
-            try await Self.sessions(readers.next, accessHashes: hashes)
+        self.sessionsByAccessKey = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { keys in
+            try await Self.sessions(readers.next, keys: keys)
         }
         let sessionCache = SessionCache()
         self.sessionCache = sessionCache
-        // 8 binds a rotation, within SQLite's 32,766. Two fetchers: one batch's accounts are read while
+        // 9 binds a rotation, within SQLite's 32,766. Two fetchers: one batch's accounts are read while
         // the next batch rotates on the writer.
         self.rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
             defer { sessionCache.invalidateAll() }

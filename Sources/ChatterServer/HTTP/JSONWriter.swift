@@ -6,6 +6,7 @@ import NIOCore
 /// CPU. The output is byte for byte what `JSONResponse.encoder` writes (keys sorted, slashes unescaped),
 /// which `JSONWriterTests` checks against it.
 struct JSONWriter {
+    private static let hex = Array("0123456789abcdef".utf8)
     private(set) var buffer: ByteBuffer
     private var first = true
 
@@ -85,9 +86,8 @@ struct JSONWriter {
                 case 0x0D: buffer.writeStaticString("\\r")
                 case 0x09: buffer.writeStaticString("\\t")
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
                     buffer.writeStaticString("\\u00")
-                    buffer.writeBytes([hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                    buffer.writeBytes([Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0x0F)]])
                 }
             }
             buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start...]))

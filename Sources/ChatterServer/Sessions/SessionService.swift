@@ -82,8 +82,8 @@ public struct SessionService: Sendable {
             sessionID = try await store.sessionID(unnamedRefreshHash: presentedHash)
         }
         // Without a session the token is only settled (retried, reused, unknown): this pair is never handed out.
-        let access = sessionID.map { SessionToken.generate(naming: $0, signedWith: key) } ?? SessionToken.generate(signedWith: key)
-        let next = sessionID.map { SessionToken.generate(naming: $0, signedWith: key) } ?? SessionToken.generate(signedWith: key)
+        let token = { sessionID.map { SessionToken.generate(naming: $0, signedWith: key) } ?? SessionToken.generate(signedWith: key) }
+        let access = token(), next = token()
         let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
         let rotation = Rotation(
             presentedHash: presentedHash, sessionID: sessionID, newAccessHash: access.hash, newRefreshHash: next.hash,

@@ -76,10 +76,8 @@ public struct SessionTokenKey: Sendable {
     func isTagged(_ presented: String) -> Bool {
         // Only the encoding chatterd issues: the 43rd character also carries two unused bits, and a token
         // spelled with them set is not the token that was issued (its hash finds nothing).
-        guard presented.utf8.count == 43, let bytes = taggedBytes(presented, count: Self.randomBytes + Self.tagBytes),
-            Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter]) == presented
-        else { return false }
-        return true
+        guard presented.utf8.count == 43, let bytes = taggedBytes(presented, count: Self.randomBytes + Self.tagBytes) else { return false }
+        return Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter]) == presented
     }
 
     /// The session a token names, when this key tagged it: the tag covers the id, so a token cannot be made

@@ -139,6 +139,8 @@ let package = Package(
             dependencies: [
                 "ChatterServer",
                 "ChatterTestSupport",
+                // For ChildProcess only: the rendering tests hand pages to Python's HTML parser.
+                "ChatterKit",
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "JWTKit", package: "jwt-kit", condition: server),
                 .product(name: "Crypto", package: "swift-crypto", condition: server),
@@ -148,6 +150,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+                .product(name: "Mustache", package: "swift-mustache", condition: server),
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
                 .product(name: "Metrics", package: "swift-metrics", condition: server),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: server),
@@ -196,7 +199,7 @@ if Context.environment["CHATTER_FUZZ"] != nil {
         ]),
         ("fuzz-forwarded", "Forwarded", []),
         ("fuzz-smtp-reply", "SMTPReply", [.product(name: "NIOCore", package: "swift-nio", condition: server)]),
-        ("fuzz-web-forms", "WebForms", []),
+        ("fuzz-web-forms", "WebForms", [.product(name: "Mustache", package: "swift-mustache", condition: server)]),
     ]
     // The libFuzzer driver call and a way to run async code from the synchronous fuzz callback.
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))

@@ -42,7 +42,7 @@ let tokenKey = SessionTokenKey(key: Array(repeating: 7, count: 32), untaggedUnti
 
 func checkRefreshToken(_ token: String?) {
     guard let token else { return }
-    if let session = tokenKey.session(namedBy: token) {
+    if let session = tokenKey.session(namedBy: token, as: .refresh) {
         invariant(token.utf8.count == 64, "a \(token.utf8.count)-byte token named session \(session)")
     }
     if tokenKey.isTagged(token) { invariant(token.utf8.count == 43, "a \(token.utf8.count)-byte token passed as tagged") }

@@ -3,20 +3,23 @@
 // pages read back (`AuthPages.Pending`), and as the admin pages' query parameters (`AuditTime`, the
 // account search's `LIKE` pattern).
 //
-// Input: one byte that chooses the form (modulo the number of forms) and whether this browser's CSRF token
-// is appended, then the body.
+// Input: one byte that chooses the form and action (modulo the number of actions) and whether this
+// browser's CSRF token is appended (high bit) and for that action or the next one (bit 6), then the body.
+// The same bytes also go into every page template as every value (`HTMLText`'s rule): the rendered page has
+// exactly the markup characters the template has with a plain value, so no value adds an element or an attribute.
 
 @testable import ChatterServer
 import Foundation
 import FuzzSupport
+import Mustache
 
 let visitor = WebVisitor(browserID: String(repeating: "b", count: 43), isNewBrowser: false, session: nil)
 
 /// A form or a 400/403 `APIError`, never anything else.
-func decode<Form: WebForm>(_ type: Form.Type, _ text: String) {
+func decode<Form: WebForm>(_ type: Form.Type, _ action: FormAction, _ text: String) {
     do {
-        let form = try WebSessions.decode(Form.self, text, visitor: visitor)
-        invariant(visitor.accepts(csrf: form.csrf), "\(Form.self) decoded without this browser's token")
+        let form = try WebSessions.decode(Form.self, for: action, text, visitor: visitor)
+        invariant(visitor.accepts(csrf: form.csrf, for: action), "\(Form.self) decoded without this browser's token for \(action)")
     } catch let error as APIError {
         invariant([.badRequest, .forbidden].contains(error.status), "decoding \(Form.self) answered \(error.status)")
     } catch {
@@ -24,15 +27,38 @@ func decode<Form: WebForm>(_ type: Form.Type, _ text: String) {
     }
 }
 
-let forms: [@Sendable (String) -> Void] = [
-    { decode(TimelinePages.PostForm.self, $0) },
-    { decode(AuthPages.CodeForm.self, $0) },
-    { decode(AuthPages.VerifyForm.self, $0) },
-    { decode(AuthPages.PasswordForm.self, $0) },
-    { decode(AccountPages.SignOutForm.self, $0) },
-    { decode(WebSessionRoutes.ConfirmForm.self, $0) },
-    { decode(CSRFOnly.self, $0) },
-]
+/// Each action with the form its route decodes.
+func decode(_ action: FormAction, _ text: String) {
+    switch action {
+    case .post: decode(TimelinePages.PostForm.self, action, text)
+    case .sendCode: decode(AuthPages.CodeForm.self, action, text)
+    case .verifyCode: decode(AuthPages.VerifyForm.self, action, text)
+    case .password: decode(AuthPages.PasswordForm.self, action, text)
+    case .signOut: decode(AccountPages.SignOutForm.self, action, text)
+    case .handoff: decode(WebSessionRoutes.ConfirmForm.self, action, text)
+    case .resendCode, .revokeSession, .deleteAccount, .endSession, .endSessions, .disableAccount, .enableAccount, .deleteOtherAccount:
+        decode(CSRFOnly.self, action, text)
+    }
+}
+
+/// Every name a template asks for answers `value`, and every section renders once: each variable of each
+/// template is the fuzzer's text.
+struct Everything: MustacheParent, MustacheCustomRenderable {
+    let value: String
+    func child(named: String) -> Any? { self }
+    var renderText: String { value }
+    var isNull: Bool { false }
+}
+
+let pages = WebPages(policy: WebPolicy())
+let library = pages.library
+let templates = pages.templateNames
+
+func markup(_ html: String) -> [Unicode.Scalar: Int] {
+    html.unicodeScalars.reduce(into: [:]) { counts, scalar in if "<>\"'".unicodeScalars.contains(scalar) { counts[scalar, default: 0] += 1 } }
+}
+
+let plain = templates.map { markup(library.render(Everything(value: "x"), withTemplate: $0) ?? "") }
 
 /// The text a `LIKE … ESCAPE '\'` pattern made by `AdminSearch` matches; nil when it holds an unescaped
 /// wildcard between its enclosing `%`s, which would let a search match more than its text.
@@ -60,8 +86,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = bytes(data, size)
     guard let selector = input.first else { return 0 }
     var text = String(decoding: input.dropFirst(), as: UTF8.self)
-    if selector & 0x80 != 0 { text += "&csrf=" + visitor.csrfToken }
-    forms[Int(selector & 0x7f) % forms.count](text)
+    let action = FormAction.allCases[Int(selector & 0x3f) % FormAction.allCases.count]
+    let other = FormAction.allCases[(Int(selector & 0x3f) + 1) % FormAction.allCases.count]
+    if selector & 0x80 != 0 { text += "&csrf=" + (selector & 0x40 == 0 ? action : other).csrfToken(forBrowser: visitor.browserID) }
+    decode(action, text)
+
+    let value = String(decoding: input, as: UTF8.self)
+    for (index, name) in templates.enumerated() {
+        let rendered = library.render(Everything(value: value), withTemplate: name) ?? ""
+        invariant(markup(rendered) == plain[index], "\(name) rendered \(value.debugDescription) with markup of its own")
+    }
 
     if let pending = AuthPages.Pending(cookie: String(decoding: input, as: UTF8.self)) {
         invariant(EmailAddress.normalize(pending.email) == pending.email, "a pending address \(pending.email.debugDescription) is not normalized")

@@ -94,12 +94,12 @@ class Server:
             time.sleep(0.1)
         raise AssertionError(f"no code mailed to {address}")
 
-    def api(self, method, path, body=None, bearer=None):
-        """The native API, as an app would call it."""
+    def api(self, method, path, body=None, bearer=None, user_agent="ChatterApp/1.0 CFNetwork Darwin iPhone"):
+        """The native API, as an app would call it. `user_agent` goes on the wire as UTF-8."""
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.base + path, data=data, method=method)
         request.add_header("Content-Type", "application/json")
-        request.add_header("User-Agent", "ChatterApp/1.0 CFNetwork Darwin iPhone")
+        request.add_header("User-Agent", user_agent.encode().decode("latin-1"))
         if bearer:
             request.add_header("Authorization", "Bearer " + bearer)
         context = ssl.create_default_context()
@@ -120,11 +120,11 @@ class Server:
         check(done.returncode == 0, f"chatterd admin {' '.join(arguments)} failed: {done.stderr}")
         return json.loads(done.stdout)
 
-    def native_sign_in(self, address):
+    def native_sign_in(self, address, **api):
         started = time.time() - 1
         status, _ = self.api("POST", "/v1/auth/email/code", {"email": address})
         check(status == 202, f"native code request answered {status}")
-        status, session = self.api("POST", "/v1/auth/email/verify", {"email": address, "code": self.latest_code(address, started)})
+        status, session = self.api("POST", "/v1/auth/email/verify", {"email": address, "code": self.latest_code(address, started)}, **api)
         check(status == 200, f"native sign-in answered {status}")
         return session
 
@@ -351,7 +351,9 @@ def run(server, shots):
         # An operator: granted from the command line, then the admin pages in the browser.
         server.native_sign_in("operator@example.com")
         granted = server.admin("grant", "operator@example.com")
-        member = server.native_sign_in("member@example.com")
+        # The member's app sends a User-Agent made to close the attribute it is shown in (issue 24, finding 1).
+        hostile = '"\u0301 formaction=/account/delete x="'
+        member = server.native_sign_in("member@example.com", user_agent=hostile)
         found = server.admin("users", "--search", "member")
         check([a["emails"] for a in found] == [["member@example.com"]], f"the CLI finds the member: {found}")
         shown = server.admin("show", "member@example.com")
@@ -366,7 +368,13 @@ def run(server, shots):
         check([row.text for row in visit.finds(".accounts li strong")] == ["member"], "the search finds the member alone")
         visit.submit(".accounts li a")
         check("member@example.com" in visit.find("main").text and len(visit.finds(".sessions li")) == 1, "the member's identity and session")
+        attributes = driver.execute_script("return [...document.querySelectorAll('[formaction],[x]')].length")
+        label = visit.find(".sessions li button").get_attribute("aria-label")
+        check(attributes == 0 and hostile in label, f"the User-Agent is text in Chromium's DOM, not attributes ({attributes}, {label!r})")
         visit.page("admin-user")
+        visit.submit("a[href$='/disable']")
+        check(visit.find("h1").text == "Disable member?", "disabling asks first, on a page of its own")
+        visit.page("admin-confirm")
         visit.submit("form[action$='/disable'] button")
         check("disabled" in visit.find(".notice").text and not visit.finds(".sessions li"), "disabled; its session is gone")
         status, _ = server.api("GET", "/v1/me", bearer=member["accessToken"])

@@ -18,11 +18,12 @@ public enum ChatterApp {
         router.add(middleware: ErrorPageMiddleware(pages: pages))
         router.add(middleware: JSONErrorMiddleware())
         // Validated with the rest of the configuration; an invalid list trusts no one.
-        router.add(middleware: ClientAddressMiddleware(proxies: (try? TrustedProxies(configuration.trustedProxies)) ?? .none))
+        let proxies = (try? TrustedProxies(configuration.trustedProxies)) ?? .none
+        router.add(middleware: ClientAddressMiddleware(proxies: proxies))
         router.get("health") { _, _ in HealthRoute.response }
         Readiness(store: services.store, google: services.google, apple: services.apple).register(on: router)
-        if let metrics, configuration.metricsBind == nil {
-            MetricsEndpoint(registry: metrics, access: configuration.metricsToken.map { .token($0) } ?? .loopback).register(on: router)
+        if let metrics, configuration.metricsBind == nil, let access = MetricsEndpoint.mainListenerAccess(configuration, proxies: proxies) {
+            MetricsEndpoint(registry: metrics, access: access).register(on: router)
         }
         let timeline = Timeline(store: services.store)
         let authenticator = Authenticator(sessions: services.sessions)

@@ -81,8 +81,9 @@ struct CourseRoutes {
     }
 
     /// Provider names are shortened to the limit rather than refused: the user cannot change what Google sends.
+    /// Every name is cleaned (`DisplayText`) first, since pages show it to other people.
     static func displayName(_ name: String) -> String? {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = DisplayText.clean(name)
         guard !trimmed.isEmpty else { return nil }
         return trimmed.exceeds(Limits.nameCharacters) ? String(trimmed.prefix(Limits.nameCharacters - 1)) + "…" : trimmed
     }

@@ -29,7 +29,8 @@ enum JSONResponse {
     }
 
     static func make(bytes: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: bytes))
+        // Answers carry tokens, profiles and CSRF tokens: no cache, shared or private, may keep one.
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"], body: .init(byteBuffer: bytes))
     }
 }
 

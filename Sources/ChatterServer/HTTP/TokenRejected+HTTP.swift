@@ -14,8 +14,9 @@ extension TokenRejected {
 }
 
 extension ChatterRequestContext {
-    /// The caller as the audit log and session list record it.
+    /// The caller as the audit log and session list record it: the User-Agent cleaned (`DisplayText`), since
+    /// the session lists show it to the account's owner and to operators.
     func client(_ request: Request) -> ClientInfo {
-        ClientInfo(ip: clientIP, userAgent: request.headers[.userAgent].map { String($0.prefix(256)) })
+        ClientInfo(ip: clientIP, userAgent: request.headers[.userAgent].map { String(DisplayText.clean(String($0.prefix(512))).prefix(256)) })
     }
 }

@@ -12,7 +12,7 @@ import Darwin
 /// header is only as good as whoever wrote it, so it is read only when the peer is one of these, and
 /// only the entries trusted hops appended: from the right, past every trusted proxy, the first address
 /// that is not one is the client. Anything a client wrote further left is never looked at.
-public struct TrustedProxies: Sendable {
+public struct TrustedProxies: Sendable, Equatable {
     struct Range: Sendable, Equatable {
         let network: [UInt8]
         let prefixLength: Int

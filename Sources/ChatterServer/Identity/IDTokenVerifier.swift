@@ -16,6 +16,9 @@ public struct IDTokenVerifier: Sendable {
 
     /// Header parameters that would let a token choose its own key; chatterd never follows them.
     static let forbiddenHeaders = ["jku", "x5u", "jwk", "x5c", "crit"]
+    /// The longest `exp − iat` accepted. Google's and Apple's ID tokens live an hour to ten minutes; a token
+    /// that claims a year (or 1e308 seconds) was not made by them, or was made to outlive a revocation.
+    public var maximumLifetime: Double = 86_400
     /// Real ID tokens are about 1 KiB; this bounds the work a hostile one can cause.
     static let maximumTokenBytes = 16 * 1024
 
@@ -125,23 +128,38 @@ public struct IDTokenVerifier: Sendable {
 
         record(.audience, audienceCheck(claims, clientID: clientID).passed, audienceCheck(claims, clientID: clientID).detail)
 
-        if let exp = claims.exp {
+        if claims.malformed.contains("exp") {
+            record(.expiry, false, "exp is not a number")
+        } else if let exp = claims.exp {
             let left = exp - instant.timeIntervalSince1970
             record(.expiry, left > 0, left > 0 ? "expires in \(Self.whole(left)) s" : "expired \(Self.whole(-left)) s ago (exp \(Self.whole(exp)))")
         } else {
             record(.expiry, false, "exp is missing")
         }
-        if let nbf = claims.nbf {
+        if claims.malformed.contains("nbf") {
+            record(.notBefore, false, "nbf is not a number")
+        } else if let nbf = claims.nbf {
             let early = nbf - instant.timeIntervalSince1970
             record(.notBefore, early <= leeway, early <= leeway ? "valid since nbf \(Self.whole(nbf))" : "not valid for another \(Self.whole(early)) s (nbf \(Self.whole(nbf)))")
         } else {
             record(.notBefore, true, "no nbf")
         }
-        if let iat = claims.iat {
+        if claims.malformed.contains("iat") {
+            record(.issuedAt, false, "iat is not a number")
+        } else if let iat = claims.iat {
             let ahead = iat - instant.timeIntervalSince1970
             record(.issuedAt, ahead <= leeway, ahead <= leeway ? "issued at \(Self.whole(iat))" : "issued \(Self.whole(ahead)) s in the future (iat \(Self.whole(iat)))")
         } else {
             record(.issuedAt, false, "iat is missing")
+        }
+        if let exp = claims.exp, let iat = claims.iat {
+            let lifetime = exp - iat
+            record(
+                .lifetime, lifetime <= maximumLifetime,
+                lifetime <= maximumLifetime
+                    ? "lives \(Self.whole(lifetime)) s" : "exp is \(Self.whole(lifetime)) s after iat; at most \(Self.whole(maximumLifetime)) s is accepted")
+        } else {
+            record(.lifetime, true, "not checked without exp and iat")
         }
         let subjectOK = !requireSubject || !(claims.sub ?? "").isEmpty
         record(.subject, subjectOK, subjectOK ? (claims.sub.map { "sub \($0)" } ?? "no sub (not required)") : "sub is missing")

@@ -16,6 +16,8 @@ struct TokenClaims: JWTPayload {
     var nonce: String?
     var events: String?
     var jti: String?
+    /// Time claims that are present but not numbers: refused by name rather than read as absent.
+    var malformed: Set<String> = []
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, azp, exp, iat, nbf, name, email, nonce, events, jti
@@ -32,9 +34,17 @@ struct TokenClaims: JWTPayload {
             aud = try? c.decodeIfPresent([String].self, forKey: .aud)
         }
         azp = try? c.decodeIfPresent(String.self, forKey: .azp)
-        exp = try? c.decodeIfPresent(Double.self, forKey: .exp)
-        iat = try? c.decodeIfPresent(Double.self, forKey: .iat)
-        nbf = try? c.decodeIfPresent(Double.self, forKey: .nbf)
+        func time(_ key: CodingKeys) -> Double? {
+            guard c.contains(key) else { return nil }
+            guard let value = try? c.decode(Double.self, forKey: key), value.isFinite else {
+                malformed.insert(key.rawValue)
+                return nil
+            }
+            return value
+        }
+        exp = time(.exp)
+        iat = time(.iat)
+        nbf = time(.nbf)
         name = try? c.decodeIfPresent(String.self, forKey: .name)
         email = try? c.decodeIfPresent(String.self, forKey: .email)
         nonce = try? c.decodeIfPresent(String.self, forKey: .nonce)

@@ -13,6 +13,8 @@ public enum TokenCheck: String, Sendable, CaseIterable, Codable {
     case expiry = "expired"
     case notBefore = "not_yet_valid"
     case issuedAt = "issued_in_future"
+    /// `exp` more than `IDTokenVerifier.maximumLifetime` after `iat`: no provider issues such a token.
+    case lifetime = "lifetime_too_long"
     case subject = "missing_subject"
     case nonce = "nonce_mismatch"
 
@@ -29,6 +31,7 @@ public enum TokenCheck: String, Sendable, CaseIterable, Codable {
         case .expiry: "expiry"
         case .notBefore: "not-before"
         case .issuedAt: "issued-at"
+        case .lifetime: "lifetime"
         case .subject: "subject"
         case .nonce: "nonce"
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// `GET /ready`: whether this instance can serve sign-ins, for a load balancer or an orchestrator. Unlike
 /// `/health` (the process answers), it asks the database, compares its schema with this chatterd's, and
@@ -30,7 +31,8 @@ struct Readiness: Sendable {
     let google: IDTokenVerifier
     let apple: IDTokenVerifier
 
-    func check() async -> Report {
+    /// `logger` gets what went wrong in detail; the answer, which anyone may read, names the check alone.
+    func check(logger: Logger? = nil) async -> Report {
         var problems: [String] = []
         var database = Outcome.ok, migrations = Outcome.ok
         do {
@@ -42,7 +44,8 @@ struct Readiness: Sendable {
         } catch {
             database = .failed
             migrations = .failed
-            problems.append("the database does not answer: \(error)")
+            problems.append("the database does not answer; the error is in chatterd's log")
+            logger?.error("readiness: the database does not answer", metadata: ["error": "\(error)"])
         }
         let googleKeys = await Self.keys(of: google, problems: &problems)
         let appleKeys = await Self.keys(of: apple, problems: &problems)
@@ -62,11 +65,9 @@ struct Readiness: Sendable {
     }
 
     func register<Context: RequestContext>(on router: Router<Context>) {
-        router.get("ready") { _, _ in
-            let report = await check()
-            var response = JSONResponse.make(report, status: report.isReady ? .ok : .serviceUnavailable)
-            response.headers[.cacheControl] = "no-store"
-            return response
+        router.get("ready") { _, context in
+            let report = await check(logger: context.logger)
+            return JSONResponse.make(report, status: report.isReady ? .ok : .serviceUnavailable)
         }
     }
 }

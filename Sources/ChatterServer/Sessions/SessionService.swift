@@ -38,7 +38,8 @@ public struct SessionService: Sendable {
     /// A native session: an access token and a refresh token.
     public func start(user: User, method: String, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
         let id = UUID()
-        let access = SessionToken.generate(naming: id, signedWith: store.tokenKey), refresh = SessionToken.generate(naming: id, signedWith: store.tokenKey)
+        let access = SessionToken.generate(naming: id, as: .access, signedWith: store.tokenKey)
+        let refresh = SessionToken.generate(naming: id, as: .refresh, signedWith: store.tokenKey)
         let created = now()
         let session = NewSession(
             id: id, userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
@@ -62,7 +63,7 @@ public struct SessionService: Sendable {
 
     public func authenticate(_ accessToken: String) async throws -> SessionLookup {
         let instant = now()
-        if let id = store.tokenKey.session(namedBy: accessToken) {
+        if let id = store.tokenKey.session(namedBy: accessToken, as: .access) {
             return try await store.session(accessHash: SessionToken.hash(accessToken), naming: id, at: instant)
         }
         guard store.tokenKey.mayHaveIssued(accessToken, at: instant) else { return .unknown }
@@ -75,15 +76,17 @@ public struct SessionService: Sendable {
     public func refresh(_ refreshToken: String, profile: @Sendable (User, AccountSummary?) async throws -> UserProfile) async throws -> RefreshResult {
         let instant = now(), key = store.tokenKey, presentedHash = SessionToken.hash(refreshToken)
         let sessionID: UUID?
-        if let named = key.session(namedBy: refreshToken) {
+        if let named = key.session(namedBy: refreshToken, as: .refresh) {
             sessionID = named
         } else {
             guard key.mayHaveIssued(refreshToken, at: instant) else { return .invalid }
             sessionID = try await store.sessionID(unnamedRefreshHash: presentedHash)
         }
         // Without a session the token is only settled (retried, reused, unknown): this pair is never handed out.
-        let token = { sessionID.map { SessionToken.generate(naming: $0, signedWith: key) } ?? SessionToken.generate(signedWith: key) }
-        let access = token(), next = token()
+        let token = { (kind: SessionTokenKind) in
+            sessionID.map { SessionToken.generate(naming: $0, as: kind, signedWith: key) } ?? SessionToken.generate(signedWith: key)
+        }
+        let access = token(.access), next = token(.refresh)
         let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
         let rotation = Rotation(
             presentedHash: presentedHash, sessionID: sessionID, newAccessHash: access.hash, newRefreshHash: next.hash,

@@ -22,10 +22,11 @@ public struct SessionToken: Sendable {
     }
 
     /// A native session's token: the store finds its session by id, not through an index of every token's
-    /// hash, and only chatterd can name a session in a token (see `SessionTokenKey.session(namedBy:)`).
-    public static func generate(naming session: UUID, signedWith key: SessionTokenKey) -> SessionToken {
+    /// hash, and only chatterd can name a session in a token (see `SessionTokenKey.session(namedBy:as:)`).
+    /// The tag also covers the token's kind, so an access token is never taken for a refresh token.
+    public static func generate(naming session: UUID, as kind: SessionTokenKind, signedWith key: SessionTokenKey) -> SessionToken {
         let named = session.bytes + SecureRandom.bytes(SessionTokenKey.randomBytes)
-        return SessionToken(bytes: named + key.tag(named))
+        return SessionToken(bytes: named + key.tag(named, kind: kind))
     }
 
     private init(bytes: [UInt8]) {
@@ -38,6 +39,12 @@ public struct SessionToken: Sendable {
     public static func hash(_ presented: String) -> [UInt8] {
         Array(SHA256.hash(data: Array(presented.utf8)))
     }
+}
+
+/// What a native session's token is for. Its tag covers it, so a token of one kind presented as the other
+/// names no session: an access token sent to `/v1/auth/refresh` is an unknown refresh token, not reuse.
+public enum SessionTokenKind: UInt8, Sendable {
+    case access = 1, refresh = 2
 }
 
 /// The key session tokens are tagged with, kept in the database so every instance shares it. A presented
@@ -61,8 +68,10 @@ public struct SessionTokenKey: Sendable {
         SecureRandom.bytes(32)
     }
 
-    func tag(_ random: [UInt8]) -> [UInt8] {
+    /// Unnamed tokens (chatterIDs, cookies) carry no kind; a named token's kind comes first under the MAC.
+    func tag(_ random: [UInt8], kind: SessionTokenKind? = nil) -> [UInt8] {
         var mac = keyed
+        if let kind { mac.update(data: [kind.rawValue]) }
         mac.update(data: random)
         return Array(mac.finalize().prefix(Self.tagBytes))
     }
@@ -80,20 +89,27 @@ public struct SessionTokenKey: Sendable {
         return Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter]) == presented
     }
 
-    /// The session a token names, when this key tagged it: the tag covers the id, so a token cannot be made
-    /// to name another session, and a tagged token naming a session was issued for it.
-    public func session(namedBy presented: String) -> UUID? {
+    /// The session a token of `kind` names, when this key tagged it as that kind: the tag covers the id and
+    /// the kind, so a token cannot be made to name another session or pass for the other kind, and a tagged
+    /// token naming a session was issued for it.
+    ///
+    /// Tokens named before kinds were tagged (2026-11-25, schema 7) carry a tag over the id alone; they are
+    /// still accepted as either kind so that an upgrade signs no one out. Access tokens of that form expire
+    /// within an access lifetime; refresh tokens of that form are replaced at their next rotation.
+    public func session(namedBy presented: String, as kind: SessionTokenKind) -> UUID? {
         // 48 bytes are exactly 64 characters, with no unused bits to spell twice.
-        guard presented.utf8.count == 64, let bytes = taggedBytes(presented, count: Self.sessionBytes + Self.randomBytes + Self.tagBytes)
+        let count = Self.sessionBytes + Self.randomBytes + Self.tagBytes
+        guard presented.utf8.count == 64,
+            let bytes = taggedBytes(presented, count: count, kind: kind) ?? taggedBytes(presented, count: count, kind: nil)
         else { return nil }
         return UUID(bytes: bytes.prefix(Self.sessionBytes))
     }
 
-    /// The decoded token when it is `count` bytes whose last `tagBytes` tag the rest under this key.
-    private func taggedBytes(_ presented: String, count: Int) -> [UInt8]? {
+    /// The decoded token when it is `count` bytes whose last `tagBytes` tag the rest (and `kind`) under this key.
+    private func taggedBytes(_ presented: String, count: Int, kind: SessionTokenKind? = nil) -> [UInt8]? {
         guard let bytes = try? Base64.decode(string: presented, options: [.base64UrlAlphabet, .omitPaddingCharacter]), bytes.count == count
         else { return nil }
         // Compared in constant time, so response timing says nothing about how much of a tag was right.
-        return constantTimeEqual(tag(Array(bytes.prefix(count - Self.tagBytes))), Array(bytes.suffix(Self.tagBytes))) ? bytes : nil
+        return constantTimeEqual(tag(Array(bytes.prefix(count - Self.tagBytes)), kind: kind), Array(bytes.suffix(Self.tagBytes))) ? bytes : nil
     }
 }

@@ -12,10 +12,10 @@ struct AccountPages {
 
     func register(on router: Router<ChatterRequestContext>) {
         router.get("account") { request, _ in try await show(request) }
-        router.post("account/sessions/:id/revoke") { request, context in try await revoke(request, context) }
-        router.post("account/signout") { request, context in try await signOut(request, context) }
+        router.post(RouterPath(FormAction.revokeSession.route)) { request, context in try await revoke(request, context) }
+        router.post(RouterPath(FormAction.signOut.route)) { request, context in try await signOut(request, context) }
         router.get("account/delete") { request, _ in try await confirmDeletion(request) }
-        router.post("account/delete") { request, context in try await delete(request, context) }
+        router.post(RouterPath(FormAction.deleteAccount.route)) { request, context in try await delete(request, context) }
     }
 
     struct Page: PageContent {
@@ -63,7 +63,7 @@ struct AccountPages {
 
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
-        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        _ = try await web.form(CSRFOnly.self, for: .revokeSession, request, context, visitor: visitor)
         try await SessionEnding(services: services).revoke(
             context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
         return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
@@ -76,7 +76,7 @@ struct AccountPages {
 
     func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await signedIn(request) else { return WebSessions.redirect(to: "/") }
-        let form = try await web.form(SignOutForm.self, request, context, visitor: visitor)
+        let form = try await web.form(SignOutForm.self, for: .signOut, request, context, visitor: visitor)
         let everywhere = form.scope == "everywhere"
         try await SessionEnding(services: services).signOut(session, everywhere: everywhere, client: context.client(request))
         let notice: Notice = everywhere ? .signedOutEverywhere : .signedOut
@@ -85,19 +85,23 @@ struct AccountPages {
         return response
     }
 
+    /// The only page that carries the deletion form's CSRF token (`FormAction.isDestructive`).
     struct DeletePage: PageContent {
         let frame: PageFrame
         let name: String
+        let csrf: String
     }
 
     func confirmDeletion(_ request: Request) async throws -> Response {
         guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
-        return pages.render("delete", DeletePage(frame: pages.frame("Delete your account", visitor), name: session.user.displayName), visitor: visitor)
+        return pages.render("delete", DeletePage(
+                frame: pages.frame("Delete your account", visitor), name: session.user.displayName,
+                csrf: FormAction.deleteAccount.csrfToken(forBrowser: visitor.browserID)), visitor: visitor)
     }
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
-        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        _ = try await web.form(CSRFOnly.self, for: .deleteAccount, request, context, visitor: visitor)
         try await SessionEnding(services: services).deleteAccount(session, client: context.client(request))
         var response = WebSessions.redirect(to: "/?notice=\(Notice.deleted.rawValue)")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Authenticator.cookieName)))

@@ -14,12 +14,13 @@ struct AdminPages {
     func register(on router: Router<ChatterRequestContext>) {
         router.get("admin") { request, _ in try await list(request) }
         router.get("admin/users/:id") { request, context in try await show(request, context) }
-        router.post("admin/users/:id/sessions/:session/end") { request, context in try await endSession(request, context) }
-        router.post("admin/users/:id/sessions/end") { request, context in try await endSessions(request, context) }
-        router.post("admin/users/:id/disable") { request, context in try await setDisabled(true, request, context) }
-        router.post("admin/users/:id/enable") { request, context in try await setDisabled(false, request, context) }
-        router.get("admin/users/:id/delete") { request, context in try await confirmDeletion(request, context) }
-        router.post("admin/users/:id/delete") { request, context in try await delete(request, context) }
+        router.post(RouterPath(FormAction.endSession.route)) { request, context in try await endSession(request, context) }
+        router.post(RouterPath(FormAction.endSessions.route)) { request, context in try await endSessions(request, context) }
+        router.get(RouterPath(FormAction.disableAccount.route)) { request, context in try await confirm(.disable, request, context) }
+        router.post(RouterPath(FormAction.disableAccount.route)) { request, context in try await setDisabled(true, request, context) }
+        router.post(RouterPath(FormAction.enableAccount.route)) { request, context in try await setDisabled(false, request, context) }
+        router.get(RouterPath(FormAction.deleteOtherAccount.route)) { request, context in try await confirm(.delete, request, context) }
+        router.post(RouterPath(FormAction.deleteOtherAccount.route)) { request, context in try await delete(request, context) }
         router.get("admin/audit") { request, _ in try await audit(request) }
     }
 
@@ -108,11 +109,11 @@ struct AdminPages {
 
     /// Runs one change for the operator after the form's CSRF check, and shows the account's page again.
     private func change(
-        _ request: Request, _ context: ChatterRequestContext, notice: AdminNotice,
+        _ request: Request, _ context: ChatterRequestContext, _ action: FormAction, notice: AdminNotice,
         _ body: (UUID, AuditActor, ClientInfo) async throws -> Void
     ) async throws -> Response {
         guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
-        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        _ = try await web.form(CSRFOnly.self, for: action, request, context, visitor: visitor)
         let id = try target(context, notSelf: session)
         do {
             try await body(id, .admin(session.user.id), context.client(request))
@@ -123,7 +124,7 @@ struct AdminPages {
     }
 
     func endSession(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        try await change(request, context, notice: .sessionEnded) { id, actor, client in
+        try await change(request, context, .endSession, notice: .sessionEnded) { id, actor, client in
             guard let sessionID = context.parameters.get("session").flatMap(UUID.init(uuidString:)) else {
                 throw APIError(.notFound, "not_found", "There is no such session.")
             }
@@ -132,33 +133,55 @@ struct AdminPages {
     }
 
     func endSessions(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        try await change(request, context, notice: .sessionsEnded) { id, actor, client in
+        try await change(request, context, .endSessions, notice: .sessionsEnded) { id, actor, client in
             try await services.admin.endSessions(of: id, by: actor, client: client)
         }
     }
 
     func setDisabled(_ disabled: Bool, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        try await change(request, context, notice: disabled ? .disabled : .enabled) { id, actor, client in
+        try await change(request, context, disabled ? .disableAccount : .enableAccount, notice: disabled ? .disabled : .enabled) { id, actor, client in
             try await services.admin.setDisabled(disabled, userID: id, by: actor, client: client)
         }
     }
 
-    struct DeletePage: PageContent {
-        let frame: PageFrame
-        let id, name: String
+    /// A change that cannot be taken back at a click: it has a page of its own, the only page that carries
+    /// its form's CSRF token, so a button elsewhere (or one an injected attribute redirected) cannot make it.
+    enum Confirmation {
+        case disable, delete
+
+        var action: FormAction { self == .disable ? .disableAccount : .deleteOtherAccount }
+
+        func heading(_ name: String) -> String { self == .disable ? "Disable \(name)?" : "Delete \(name)?" }
+
+        var consequence: String {
+            switch self {
+            case .disable: "will not be able to sign in, and its sessions end now. You can enable it again later; the audit log keeps a record."
+            case .delete: "its identities, password, sessions and chatts will be removed. This cannot be undone; the audit log keeps a record."
+            }
+        }
+
+        var button: String { self == .disable ? "Disable the account" : "Delete the account" }
+        var path: String { self == .disable ? "disable" : "delete" }
     }
 
-    func confirmDeletion(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+    struct ConfirmPage: PageContent {
+        let frame: PageFrame
+        let id, name, heading, consequence, button, path, csrf: String
+    }
+
+    func confirm(_ kind: Confirmation, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
         let id = try target(context, notSelf: session)
         guard let account = try await services.store.account(id: id) else { throw Self.noSuchAccount }
-        return pages.render(
-            "admin-delete", DeletePage(frame: pages.frame("Delete \(account.user.displayName)?", visitor), id: id.uuidString, name: account.user.displayName),
-            visitor: visitor)
+        let name = account.user.displayName, heading = kind.heading(account.user.displayName)
+        let page = ConfirmPage(
+            frame: pages.frame(heading, visitor), id: id.uuidString, name: name, heading: heading, consequence: kind.consequence,
+            button: kind.button, path: kind.path, csrf: kind.action.csrfToken(forBrowser: visitor.browserID))
+        return pages.render("admin-confirm", page, visitor: visitor)
     }
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        try await change(request, context, notice: .deleted) { id, actor, client in
+        try await change(request, context, .deleteOtherAccount, notice: .deleted) { id, actor, client in
             try await services.admin.delete(userID: id, by: actor, client: client)
         }
     }

@@ -16,11 +16,11 @@ struct AuthPages {
         router.get("auth") { request, _ in try await signInPage(request) }
         router.get("auth/signup") { request, _ in try await startPage(request, .signup) }
         router.get("auth/reset") { request, _ in try await startPage(request, .reset) }
-        router.post("auth/code") { request, context in try await sendCode(request, context) }
+        router.post(RouterPath(FormAction.sendCode.route)) { request, context in try await sendCode(request, context) }
         router.get("auth/code") { request, _ in try await codePage(request) }
-        router.post("auth/code/resend") { request, context in try await resend(request, context) }
-        router.post("auth/code/verify") { request, context in try await verify(request, context) }
-        router.post("auth/password") { request, context in try await password(request, context) }
+        router.post(RouterPath(FormAction.resendCode.route)) { request, context in try await resend(request, context) }
+        router.post(RouterPath(FormAction.verifyCode.route)) { request, context in try await verify(request, context) }
+        router.post(RouterPath(FormAction.password.route)) { request, context in try await password(request, context) }
         router.post("auth/google") { request, context in try await google(request, context) }
     }
 
@@ -162,7 +162,7 @@ struct AuthPages {
 
     func sendCode(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try await web.visitor(request)
-        let form = try await web.form(CodeForm.self, request, context, visitor: visitor)
+        let form = try await web.form(CodeForm.self, for: .sendCode, request, context, visitor: visitor)
         do {
             let email = try EmailCodeFlow.address(form.email)
             return try await send(email, form.purpose, next: form.next, request, context)
@@ -174,7 +174,7 @@ struct AuthPages {
 
     func resend(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try await web.visitor(request)
-        _ = try await web.form(CSRFOnly.self, request, context, visitor: visitor)
+        _ = try await web.form(CSRFOnly.self, for: .resendCode, request, context, visitor: visitor)
         guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
         do {
             return try await send(pending.email, pending.purpose, next: pending.next, request, context)
@@ -202,7 +202,7 @@ struct AuthPages {
 
     func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try await web.visitor(request)
-        let form = try await web.form(VerifyForm.self, request, context, visitor: visitor)
+        let form = try await web.form(VerifyForm.self, for: .verifyCode, request, context, visitor: visitor)
         guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
         let client = context.client(request)
         do {
@@ -234,7 +234,7 @@ struct AuthPages {
 
     func password(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try await web.visitor(request)
-        let form = try await web.form(PasswordForm.self, request, context, visitor: visitor)
+        let form = try await web.form(PasswordForm.self, for: .password, request, context, visitor: visitor)
         let client = context.client(request)
         do {
             let (user, email) = try await PasswordFlow(services: services).signIn(

@@ -14,7 +14,7 @@ struct TimelinePages {
 
     func register(on router: Router<ChatterRequestContext>) {
         router.get("/") { request, _ in try await show(request) }
-        router.post("post") { request, context in try await post(request, context) }
+        router.post(RouterPath(FormAction.post.route)) { request, context in try await post(request, context) }
     }
 
     struct Page: PageContent {
@@ -48,7 +48,7 @@ struct TimelinePages {
 
     func post(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try await web.visitor(request)
-        let form = try await web.form(PostForm.self, request, context, visitor: visitor)
+        let form = try await web.form(PostForm.self, for: .post, request, context, visitor: visitor)
         guard let session = visitor.session else { return WebSessions.redirect(to: "/auth?next=/") }
         do {
             let message = form.message.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -9,6 +9,8 @@ import Mustache
 /// app's origin, a same-origin referrer, and no caching of pages that show one person's data.
 struct WebPages: Sendable {
     let library: MustacheLibrary
+    /// Every template the bundle holds, by the name pages render it with.
+    let templateNames: [String]
     let assets: [String: StaticAsset]
     let policy: WebPolicy
 
@@ -24,7 +26,7 @@ struct WebPages: Sendable {
     let googleHeaders: HTTPFields
 
     init(policy: WebPolicy) {
-        (library, assets) = (Self.bundled.library, Self.bundled.assets)
+        (library, assets, templateNames) = (Self.bundled.library, Self.bundled.assets, Self.bundled.names)
         self.policy = policy
         plainHeaders = Self.headers(policy, google: false)
         googleHeaders = Self.headers(policy, google: true)
@@ -32,14 +34,19 @@ struct WebPages: Sendable {
 
     /// Read once per process. A file missing from the bundle is a packaging mistake: its pages answer 500
     /// and the web tests fail.
-    private static let bundled: (library: MustacheLibrary, assets: [String: StaticAsset]) = {
+    private static let bundled: (library: MustacheLibrary, assets: [String: StaticAsset], names: [String]) = {
+        MustacheContentTypes.register(HTMLText(), named: HTMLText.pragmaName)
         var library = MustacheLibrary()
         var assets: [String: StaticAsset] = [:]
-        guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return (library, assets) }
+        var names: [String] = []
+        guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return (library, assets, names) }
         let templates = root.appendingPathComponent("templates")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? [] where name.hasSuffix(".mustache") {
             guard let text = try? String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8) else { continue }
-            try? library.register(text, named: String(name.dropLast(".mustache".count)))
+            // Every template escapes through `HTMLText`: the pragma goes first, so none can forget it.
+            let template = String(name.dropLast(".mustache".count))
+            guard (try? library.register(HTMLText.pragma + text, named: template)) != nil else { continue }
+            names.append(template)
         }
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
         let statics = root.appendingPathComponent("static")
@@ -48,7 +55,7 @@ struct WebPages: Sendable {
             let digest = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
             assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)
         }
-        return (library, assets)
+        return (library, assets, names.sorted())
     }()
 
     /// The URL of a static file, versioned by its content.
@@ -123,7 +130,8 @@ protocol PageContent {
 /// Templates read stored properties only (swift-mustache reflects with `Mirror`), so nothing here is computed.
 struct PageFrame {
     var title: String
-    var csrf: String
+    /// `frame.csrf.<action>`: the token for the form posting to that action (`FormAction`).
+    var csrf: FormTokens
     var user: String?
     var signedIn: Bool
     var notice: String?
@@ -135,7 +143,7 @@ struct PageFrame {
 extension WebPages {
     func frame(_ title: String, _ visitor: WebVisitor?, notice: String? = nil, error: String? = nil) -> PageFrame {
         PageFrame(
-            title: title, csrf: visitor?.csrfToken ?? "", user: visitor?.session?.user.displayName, signedIn: visitor?.session != nil,
+            title: title, csrf: FormTokens(browserID: visitor?.browserID), user: visitor?.session?.user.displayName, signedIn: visitor?.session != nil,
             notice: notice, error: error, css: assetURL("chatter.css"), js: assetURL("chatter.js"))
     }
 }

@@ -17,13 +17,16 @@ struct WebSessions: Sendable {
 
     /// Decodes a posted form after checking its CSRF token against the browser's cookie: a form without this
     /// browser's token is refused before anything in it is read.
-    func form<Form: WebForm>(_ type: Form.Type, _ request: Request, _ context: ChatterRequestContext, visitor: WebVisitor) async throws -> Form {
-        try Self.decode(Form.self, String(buffer: try await request.body.collect(upTo: context.maxUploadSize)), visitor: visitor)
+    func form<Form: WebForm>(
+        _ type: Form.Type, for action: FormAction, _ request: Request, _ context: ChatterRequestContext, visitor: WebVisitor
+    ) async throws -> Form {
+        try Self.decode(Form.self, for: action, String(buffer: try await request.body.collect(upTo: context.maxUploadSize)), visitor: visitor)
     }
 
-    /// Whatever `text` holds, the answer is a form or an `APIError`: 403 without this browser's token, else 400.
-    static func decode<Form: WebForm>(_ type: Form.Type, _ text: String, visitor: WebVisitor) throws -> Form {
-        guard visitor.accepts(csrf: (try? URLEncodedFormDecoder().decode(CSRFField.self, from: text))?.csrf) else {
+    /// Whatever `text` holds, the answer is a form or an `APIError`: 403 without this browser's token for
+    /// `action`, else 400.
+    static func decode<Form: WebForm>(_ type: Form.Type, for action: FormAction, _ text: String, visitor: WebVisitor) throws -> Form {
+        guard visitor.accepts(csrf: (try? URLEncodedFormDecoder().decode(CSRFField.self, from: text))?.csrf, for: action) else {
             throw APIError(.forbidden, "csrf_failed", "This form has expired or came from another site. Reload the page and try again.")
         }
         do {

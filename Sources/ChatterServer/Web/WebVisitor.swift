@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 
 /// The browser behind a web request: its own random identity (which the CSRF token of every form is
-/// derived from, so forms work before sign-in and sign-in forms cannot be forged from another site), and
+/// derived from, one per action, so forms work before sign-in and sign-in forms cannot be forged from another site), and
 /// the session its cookie names, if any.
 struct WebVisitor: Sendable {
     static let browserCookieName = "__Host-chatter-browser"
@@ -16,13 +16,10 @@ struct WebVisitor: Sendable {
     let isNewBrowser: Bool
     let session: AuthenticatedSession?
 
-    var csrfToken: String { Self.csrfToken(forBrowser: browserID) }
     var browserCookie: String { WebCookie.make(Self.browserCookieName, browserID, maxAge: 400 * 86_400) }
 
-    /// Derived from the browser's secret cookie, so nothing more is stored and another site cannot know it.
-    static func csrfToken(forBrowser id: String) -> String {
-        SHA256.hash(data: Array("chatterd form\n\(id)".utf8)).map { String(format: "%02x", $0) }.joined()
-    }
+    /// The tokens this browser's pages put in their forms, one per action.
+    var csrf: FormTokens { FormTokens(browserID: browserID) }
 
     static func of(_ request: Request, sessions: SessionService) async throws -> WebVisitor {
         let existing = request.cookies[browserCookieName]?.value
@@ -36,10 +33,10 @@ struct WebVisitor: Sendable {
         return WebVisitor(browserID: valid ?? SessionToken.generate().secret, isNewBrowser: valid == nil, session: session)
     }
 
-    /// Whether `sent` is this browser's CSRF token, compared in constant time.
-    func accepts(csrf sent: String?) -> Bool {
+    /// Whether `sent` is this browser's CSRF token for `action`, compared in constant time.
+    func accepts(csrf sent: String?, for action: FormAction) -> Bool {
         guard let sent, !isNewBrowser else { return false }
-        return constantTimeEqual(Array(sent.utf8), Array(csrfToken.utf8))
+        return constantTimeEqual(Array(sent.utf8), Array(action.csrfToken(forBrowser: browserID).utf8))
     }
 }
 

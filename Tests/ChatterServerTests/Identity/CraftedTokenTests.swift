@@ -82,6 +82,29 @@ import Testing
         #expect(try await check(issuer.sign(claims)) == .issuedAt)
     }
 
+    /// Found in review: `exp` = 1e308 was accepted as never expiring, and an `nbf` that is not a number was read as absent.
+    @Test func aTokenThatClaimsToLiveLongerThanADayIsRefused() async throws {
+        var claims = TestIssuer.claims(now: clock.now)
+        let now = clock.now.timeIntervalSince1970
+        claims["exp"] = 1e308
+        #expect(try await check(issuer.sign(claims)) == .lifetime)
+        claims["exp"] = Int(now) + 86_400 + 60
+        claims["iat"] = Int(now) - 60
+        #expect(try await check(issuer.sign(claims)) == .lifetime)
+        claims["exp"] = Int(now) + 86_400 - 61
+        #expect(try await check(issuer.sign(claims)) == nil, "a day is still accepted")
+    }
+
+    @Test(arguments: ["exp", "iat", "nbf"])
+    func aTimeClaimThatIsNotANumberIsRefusedByName(claim: String) async throws {
+        for value: Any in ["soon", true, ["1"], NSNull()] {
+            var claims = TestIssuer.claims(now: clock.now)
+            claims[claim] = value
+            let expected: TokenCheck = claim == "exp" ? .expiry : claim == "iat" ? .issuedAt : .notBefore
+            #expect(try await check(issuer.sign(claims)) == expected, "\(claim): \(value)")
+        }
+    }
+
     @Test func missingExpiryIsRejected() async throws {
         var claims = TestIssuer.claims(now: clock.now)
         claims["exp"] = nil

@@ -96,14 +96,48 @@ import Testing
     }
 
     @Test func onlyLoopbackPeersByDefault() {
-        let endpoint = MetricsEndpoint(registry: Harness.metrics, access: .loopback)
+        let endpoint = MetricsEndpoint(registry: Harness.metrics, access: .loopback(proxies: .none))
         for peer in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
-            #expect(endpoint.allows(peerIP: peer, authorization: nil), "\(peer)")
+            #expect(endpoint.allows(peerIP: peer, headers: [:]), "\(peer)")
         }
-        for peer in ["203.0.113.9", "10.0.0.1", "::ffff:10.0.0.1", "fe80::1", ""] {
-            #expect(endpoint.allows(peerIP: peer, authorization: nil) == false, "\(peer)")
+        for peer in ["203.0.113.9", "10.0.0.1", "::ffff:10.0.0.1", "fe80::1", "", "::2"] {
+            #expect(endpoint.allows(peerIP: peer, headers: [:]) == false, "\(peer)")
         }
-        #expect(endpoint.allows(peerIP: nil, authorization: nil) == false)
+        #expect(endpoint.allows(peerIP: nil, headers: [:]) == false)
+    }
+
+    /// The finding: behind nginx on the same host, `X-Forwarded-For: 203.0.113.77` from 127.0.0.1 read the
+    /// metrics. A forwarded request is someone else's, and a trusted proxy's peer address says nothing.
+    @Test func aRequestPassedOnByAProxyIsNeverALoopbackRequest() throws {
+        let open = MetricsEndpoint(registry: Harness.metrics, access: .loopback(proxies: .none))
+        for header in MetricsEndpoint.forwardingHeaders {
+            #expect(open.allows(peerIP: "127.0.0.1", headers: [header: "203.0.113.77"]) == false, "\(header)")
+        }
+        let behindProxy = MetricsEndpoint(registry: Harness.metrics, access: .loopback(proxies: try TrustedProxies(["127.0.0.1", "::1"])))
+        #expect(behindProxy.allows(peerIP: "127.0.0.1", headers: [:]) == false, "the proxy's own address")
+        #expect(behindProxy.allows(peerIP: "127.0.0.2", headers: [:]), "another loopback address is not the proxy")
+    }
+
+    @Test func overPlainHTTPOnlyATokenOrAListenerOfItsOwnServesMetrics() async throws {
+        var plain = ServerConfiguration()
+        plain.transport = .http
+        #expect(MetricsEndpoint.mainListenerAccess(plain, proxies: .none) == nil)
+        plain.metricsToken = "scrape-token-0123456789"
+        #expect(MetricsEndpoint.mainListenerAccess(plain, proxies: .none) == .token("scrape-token-0123456789"))
+        #expect(MetricsEndpoint.mainListenerAccess(ServerConfiguration(), proxies: .none) == .loopback(proxies: .none))
+
+        try await Harness.run(metrics: Harness.metrics, configure: { $0.transport = .http }) { h async throws in
+            #expect(try await h.get("/metrics").status == .notFound, "from loopback too")
+            #expect(try await h.get("/health").status == .ok)
+        }
+        try await Harness.run(metrics: Harness.metrics, configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
+            #expect(try await h.get("/metrics", headers: [ClientAddressMiddleware.xForwardedFor: "203.0.113.77"]).status == .notFound)
+            #expect(try await h.get("/metrics").status == .notFound, "the peer is the proxy")
+        }
+        try await Harness.run(metrics: Harness.metrics) { h async throws in
+            #expect(try await h.get("/metrics", headers: [ClientAddressMiddleware.xForwardedFor: "203.0.113.77"]).status == .notFound)
+            #expect(try await h.get("/metrics").status == .ok, "a Prometheus on this machine")
+        }
     }
 
     @Test func theSettingsAreChecked() throws {

@@ -30,20 +30,24 @@ import Testing
 
     @Test func aRefreshTokenNamesItsSessionUnderTheTag() {
         let key = SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast), id = UUID()
-        let token = SessionToken.generate(naming: id, signedWith: key)
+        let token = SessionToken.generate(naming: id, as: .refresh, signedWith: key)
         #expect(token.secret.count == 64)
-        #expect(key.session(namedBy: token.secret) == id)
-        #expect(SessionToken.generate(naming: id, signedWith: key).secret != token.secret, "each token has its own random bits")
-        #expect(SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast).session(namedBy: token.secret) == nil, "another database's key")
-        #expect(!key.isTagged(token.secret), "not an access token")
-        #expect(key.session(namedBy: SessionToken.generate(signedWith: key).secret) == nil, "an access token names no session")
+        #expect(key.session(namedBy: token.secret, as: .refresh) == id)
+        #expect(key.session(namedBy: token.secret, as: .access) == nil, "the tag covers the kind")
+        #expect(key.session(namedBy: SessionToken.generate(naming: id, as: .access, signedWith: key).secret, as: .refresh) == nil, "an access token is no refresh token")
+        #expect(SessionToken.generate(naming: id, as: .refresh, signedWith: key).secret != token.secret, "each token has its own random bits")
+        #expect(
+            SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast).session(namedBy: token.secret, as: .refresh) == nil,
+            "another database's key")
+        #expect(!key.isTagged(token.secret), "not an unnamed token")
+        #expect(key.session(namedBy: SessionToken.generate(signedWith: key).secret, as: .refresh) == nil, "an unnamed token names no session")
         for position in [0, 21, 22, 42, 63] {
             var changed = Array(token.secret)
             changed[position] = changed[position] == "A" ? "B" : "A"
-            #expect(key.session(namedBy: String(changed)) == nil, "one character changed at \(position)")
+            #expect(key.session(namedBy: String(changed), as: .refresh) == nil, "one character changed at \(position)")
         }
         for garbage in ["", String(token.secret.dropLast()), token.secret + "A", String(repeating: "!", count: 64), "é" + token.secret.dropFirst(2)] {
-            #expect(key.session(namedBy: garbage) == nil)
+            #expect(key.session(namedBy: garbage, as: .refresh) == nil)
         }
     }
 
@@ -77,7 +81,7 @@ import Testing
                     Issue.record("\(name): its own refresh token no longer rotates")
                     continue
                 }
-                #expect(next.sessionID == started.sessionID && store.tokenKey.session(namedBy: next.refreshToken)?.text == started.sessionID)
+                #expect(next.sessionID == started.sessionID && store.tokenKey.session(namedBy: next.refreshToken, as: .refresh)?.text == started.sessionID)
             }
         }
     }
@@ -94,7 +98,7 @@ import Testing
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
             let mine = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
             let other = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
-            #expect(mine.accessToken.count == 64 && store.tokenKey.session(namedBy: mine.accessToken)?.text == mine.sessionID)
+            #expect(mine.accessToken.count == 64 && store.tokenKey.session(namedBy: mine.accessToken, as: .access)?.text == mine.sessionID)
             let chatterID = try await sessions.startUnrefreshable(user: user, method: "google", lifetime: 3600, client: ClientInfo())
             #expect(chatterID.secret.count == 43)
             guard case .valid = try await sessions.authenticate(chatterID.secret) else {
@@ -117,7 +121,7 @@ import Testing
                 Issue.record("the session did not refresh")
                 return
             }
-            #expect(store.tokenKey.session(namedBy: next.accessToken)?.text == mine.sessionID)
+            #expect(store.tokenKey.session(namedBy: next.accessToken, as: .access)?.text == mine.sessionID)
             #expect(try await sessions.authenticate(mine.accessToken) == .unknown, "the rotated-away access token")
             for token in [next.accessToken, other.accessToken] {
                 guard case .valid = try await sessions.authenticate(token) else {
@@ -147,7 +151,7 @@ import Testing
                 Issue.record("the unnamed token did not rotate")
                 return
             }
-            #expect(rotated.sessionID == id.text && store.tokenKey.session(namedBy: rotated.refreshToken) == id)
+            #expect(rotated.sessionID == id.text && store.tokenKey.session(namedBy: rotated.refreshToken, as: .refresh) == id)
             clock.advance(by: 60)
             guard case .reused = try await sessions.refresh(unnamed.secret, profile: { _, _ in profile }) else {
                 Issue.record("the unnamed token's reuse was not caught")

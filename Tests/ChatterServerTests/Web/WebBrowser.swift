@@ -20,8 +20,11 @@ struct WebBrowser {
         return fields
     }
 
-    /// The token the browser's pages put in their forms.
-    var csrf: String { cookies[WebVisitor.browserCookieName].map(WebVisitor.csrfToken(forBrowser:)) ?? "" }
+    /// The token this browser's pages put in the form posting to `action`.
+    func csrf(_ action: FormAction) -> String { cookies[WebVisitor.browserCookieName].map(action.csrfToken(forBrowser:)) ?? "" }
+
+    /// The token for the form posting to `path` (the action its route matches).
+    func csrf(forPath path: String) -> String { FormAction.matching(path: path).map(csrf) ?? "" }
 
     mutating func get(_ path: String, extra: HTTPFields = [:]) async throws -> LiveResponse {
         var fields = headers
@@ -29,10 +32,10 @@ struct WebBrowser {
         return remember(try await h.client.execute(uri: path, method: .get, headers: fields))
     }
 
-    /// Posts `fields` as a form; the page's CSRF token is added unless `csrf` says otherwise.
+    /// Posts `fields` as a form; the CSRF token for the path's action is added unless `csrf` says otherwise.
     mutating func post(_ path: String, _ fields: [(String, String)], csrf token: String? = nil) async throws -> LiveResponse {
         var all = fields
-        all.append(("csrf", token ?? csrf))
+        all.append(("csrf", token ?? csrf(forPath: path)))
         return try await postRaw(path, Self.encode(all))
     }
 

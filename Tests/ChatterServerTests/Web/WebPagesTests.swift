@@ -106,14 +106,14 @@ import Testing
             #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
             var stranger = WebBrowser(h)
             _ = try await stranger.get("/")
-            for token in ["", "0123", stranger.csrf] {
+            for token in ["", "0123", stranger.csrf(.post), browser.csrf(.signOut)] {
                 let refused = try await browser.post("/post", [("message", "forged")], csrf: token)
                 #expect(refused.status == .forbidden, "token \(token.prefix(8))")
             }
             #expect(try await browser.postRaw("/post", "message=no+token+at+all").status == .forbidden)
             #expect(try await h.store.chattCount() == 0)
             let sessions = try await h.store.sessionCount()
-            #expect(try await browser.post("/account/signout", [("scope", "everywhere")], csrf: stranger.csrf).status == .forbidden)
+            #expect(try await browser.post("/account/signout", [("scope", "everywhere")], csrf: stranger.csrf(.signOut)).status == .forbidden)
             #expect(try await h.store.sessionCount() == sessions)
             #expect(try await browser.post("/post", [("message", "real")]).status == .seeOther)
             #expect(try await h.store.chattCount() == 1)
@@ -150,7 +150,7 @@ import Testing
             let huge = try await browser.postRaw("/auth/code", "email=" + String(repeating: "a", count: Limits.bodyBytes + 1))
             #expect(huge.status == .contentTooLarge)
             #expect(try await browser.postRaw("/auth/password", "%%%&&&===").status == .forbidden, "no token can be read from garbage")
-            let noPassword = try await browser.postRaw("/auth/password", WebBrowser.encode([("email", "ada@example.com"), ("csrf", browser.csrf)]))
+            let noPassword = try await browser.postRaw("/auth/password", WebBrowser.encode([("email", "ada@example.com"), ("csrf", browser.csrf(.password))]))
             #expect(noPassword.status == .badRequest)
             #expect(await h.mail.count(to: "ada@example.com") == 0)
         }

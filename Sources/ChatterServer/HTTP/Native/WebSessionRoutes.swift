@@ -73,7 +73,7 @@ struct WebSessionRoutes {
 
     func confirm(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try await web.visitor(request)
-        let form = try await web.form(ConfirmForm.self, request, context, visitor: visitor)
+        let form = try await web.form(ConfirmForm.self, for: .handoff, request, context, visitor: visitor)
         return try await redeem(form.code, next: form.next, request, context, visitor: visitor)
     }
 

@@ -1,0 +1,29 @@
+/// Labels that come from clients and are shown to other people (device names from User-Agent, display
+/// names) are cleaned before they are stored, so what an operator reads is what the text is:
+/// - control characters (Cc) and line or paragraph separators become a space;
+/// - format characters (Cf: bidi overrides and isolates, zero-width spaces, the BOM, tag characters) go,
+///   except the zero-width joiner, which emoji sequences need and which cannot reorder or hide text;
+/// - combining marks at the start go, since they would attach to whatever the page puts before the label;
+/// - runs of spaces become one, and the ends are trimmed.
+/// Escaping on output (`HTMLText`) is what keeps pages safe; this keeps them honest.
+enum DisplayText {
+    static func clean(_ raw: String) -> String {
+        var out = String.UnicodeScalarView()
+        var space = false
+        for scalar in raw.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator, .spaceSeparator:
+                space = !out.isEmpty
+            case .format:
+                if scalar == "\u{200D}", !out.isEmpty { out.append(scalar) }
+            case .nonspacingMark, .spacingMark, .enclosingMark:
+                if !out.isEmpty { out.append(scalar) }
+            default:
+                if space { out.append(" ") }
+                space = false
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+}

@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+import Mustache
+
+/// Every form the pages post, by the route it posts to. A form's CSRF token is bound to its action: the
+/// token a page renders for "end session" is refused by "delete account", so a button that an injected
+/// attribute redirected elsewhere carries a token that is worthless there. Destructive actions have their
+/// tokens rendered only on their own confirmation page.
+enum FormAction: String, CaseIterable, Sendable {
+    case post = "post"
+    case sendCode = "auth/code"
+    case resendCode = "auth/code/resend"
+    case verifyCode = "auth/code/verify"
+    case password = "auth/password"
+    case handoff = "v1/auth/web-session/redeem"
+    case revokeSession = "account/sessions/:id/revoke"
+    case signOut = "account/signout"
+    case deleteAccount = "account/delete"
+    case endSession = "admin/users/:id/sessions/:session/end"
+    case endSessions = "admin/users/:id/sessions/end"
+    case disableAccount = "admin/users/:id/disable"
+    case enableAccount = "admin/users/:id/enable"
+    case deleteOtherAccount = "admin/users/:id/delete"
+
+    /// The route, as the router registers it.
+    var route: String { rawValue }
+
+    /// Changes that cannot be taken back at a click: their tokens are rendered only by their own
+    /// confirmation page, never through `frame.csrf`.
+    var isDestructive: Bool { [.deleteAccount, .disableAccount, .deleteOtherAccount].contains(self) }
+
+    /// The case's name: what templates write after `frame.csrf.`.
+    var name: String { String(describing: self) }
+
+    static let byName: [String: FormAction] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
+
+    /// The action whose route `path` matches (`:name` segments match any one segment); for tests and tools.
+    static func matching(path: String) -> FormAction? {
+        let segments = path.split(separator: "?")[0].split(separator: "/")
+        return allCases.first { action in
+            let pattern = action.rawValue.split(separator: "/")
+            return pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+        }
+    }
+}
+
+extension FormAction {
+    /// The token for this action in the browser whose secret cookie is `browserID`: an HMAC under that
+    /// secret, so another site can neither read nor compute it, and nothing more is stored.
+    func csrfToken(forBrowser browserID: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("chatterd form\n\(rawValue)".utf8), using: SymmetricKey(data: Array(browserID.utf8)))
+        return mac.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// `frame.csrf.<action>` in a template: the token for that action, made only when a template asks for it.
+/// Destructive actions render nothing here; their confirmation pages carry their tokens.
+struct FormTokens: MustacheParent {
+    let browserID: String?
+
+    func child(named name: String) -> Any? {
+        guard let browserID, let action = FormAction.byName[name], !action.isDestructive else { return "" }
+        return action.csrfToken(forBrowser: browserID)
+    }
+}

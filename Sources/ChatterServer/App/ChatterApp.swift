@@ -19,7 +19,7 @@ public enum ChatterApp {
         router.add(middleware: JSONErrorMiddleware())
         // Validated with the rest of the configuration; an invalid list trusts no one.
         let proxies = (try? TrustedProxies(configuration.trustedProxies)) ?? .none
-        router.add(middleware: ClientAddressMiddleware(proxies: proxies))
+        router.add(middleware: ClientAddressMiddleware(proxies: proxies, ipv6Prefix: configuration.ipv6LimitPrefix))
         router.get("health") { _, _ in HealthRoute.response }
         Readiness(store: services.store, google: services.google, apple: services.apple).register(on: router)
         if let metrics, configuration.metricsBind == nil, let access = MetricsEndpoint.mainListenerAccess(configuration, proxies: proxies) {

@@ -128,7 +128,8 @@ extension ServerConfiguration {
             parse: { ["on": true, "off": false][$0] }
         ) { $0.metricsEnabled = $1 },
         .text(
-            "metrics-bind", "CHATTERD_METRICS_BIND", "HOST:PORT", default: "none (`/metrics` on the main listener, loopback peers only)",
+            "metrics-bind", "CHATTERD_METRICS_BIND", "HOST:PORT",
+            default: "none (`/metrics` on the main listener, for requests from this machine only; none with `--http`)",
             "serve `/metrics` on a listener of its own, to whoever reaches it"
         ) { $0.metricsBind = $1 },
         .text(
@@ -174,6 +175,10 @@ extension ServerConfiguration {
         .list(
             "trusted-proxy", "CHATTERD_TRUSTED_PROXIES", "CIDR", default: "none", "proxies whose forwarding headers name the client"
         ) { $0.trustedProxies = $1 },
+        .value(
+            "ipv6-limit-prefix", "CHATTERD_IPV6_LIMIT_PREFIX", "BITS", default: "`64`",
+            "IPv6 clients count against per-client limits by this prefix (one client usually holds a /64)", parse: { Int($0) }
+        ) { $0.ipv6LimitPrefix = $1 },
         .text(
             "google-web-client-id", "CHATTERD_GOOGLE_WEB_CLIENT_ID", "ID", default: "none",
             "shows \"Sign in with Google\" on `/auth` (Google Identity Services)"

@@ -10,7 +10,7 @@ public struct EmailCodeService: Sendable {
         public var lifetime: Double = 600
         public var maximumGuesses = 5
         public var cooldown: Double = 60
-        /// Codes per address per hour, and per client IP per hour.
+        /// Codes per address per hour, and per client network (`ClientInfo.limitKey`) per hour.
         public var perAddressPerHour = 5
         public var perIPPerHour = 20
         public init() {}
@@ -48,7 +48,7 @@ public struct EmailCodeService: Sendable {
         if try await store.hit("code:\(scope):\(email)", window: 3600, at: instant) > limits.perAddressPerHour {
             throw Failure.limited(retryAfter: 3600)
         }
-        if device == nil, let ip = client.ip, try await store.hit("code:ip:\(ip)", window: 3600, at: instant) > limits.perIPPerHour {
+        if device == nil, let network = client.limitKey, try await store.hit("code:ip:\(network)", window: 3600, at: instant) > limits.perIPPerHour {
             throw Failure.limited(retryAfter: 3600)
         }
         let code = Self.generateCode()

@@ -11,29 +11,37 @@ public struct ChatterRequestContext: RequestContext {
     /// The client's address, for rate limits and the audit log: the peer's, unless `ClientAddressMiddleware`
     /// found it in a trusted proxy's forwarding header.
     public var clientIP: String?
+    /// What per-client limits count by: `clientIP`, or its IPv6 network (`ClientNetwork`).
+    public var clientNetwork: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerIP = source.channel.remoteAddress?.ipAddress
         clientIP = peerIP
+        clientNetwork = peerIP.map { ClientNetwork.key($0) }
     }
 
     public var maxUploadSize: Int { Limits.bodyBytes }
 }
 
-/// Reads the client's address from forwarding headers, when the peer is a trusted proxy.
+/// Reads the client's address from forwarding headers, when the peer is a trusted proxy, and the network
+/// its limits count by.
 struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = ChatterRequestContext
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let forwarded = HTTPField.Name("Forwarded")!
 
     let proxies: TrustedProxies
+    var ipv6Prefix = ClientNetwork.defaultPrefix
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard !proxies.isEmpty else { return try await next(request, context) }
+        guard !proxies.isEmpty || ipv6Prefix != ClientNetwork.defaultPrefix else { return try await next(request, context) }
         var context = context
-        context.clientIP = proxies.clientAddress(
-            peer: context.peerIP, forwardedFor: request.headers[values: Self.xForwardedFor], forwarded: request.headers[values: Self.forwarded])
+        if !proxies.isEmpty {
+            context.clientIP = proxies.clientAddress(
+                peer: context.peerIP, forwardedFor: request.headers[values: Self.xForwardedFor], forwarded: request.headers[values: Self.forwarded])
+        }
+        context.clientNetwork = context.clientIP.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }
         return try await next(request, context)
     }
 }

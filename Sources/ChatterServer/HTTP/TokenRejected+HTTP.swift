@@ -17,6 +17,8 @@ extension ChatterRequestContext {
     /// The caller as the audit log and session list record it: the User-Agent cleaned (`DisplayText`), since
     /// the session lists show it to the account's owner and to operators.
     func client(_ request: Request) -> ClientInfo {
-        ClientInfo(ip: clientIP, userAgent: request.headers[.userAgent].map { String(DisplayText.clean(String($0.prefix(512))).prefix(256)) })
+        ClientInfo(
+            ip: clientIP, userAgent: request.headers[.userAgent].map { String(DisplayText.clean(String($0.prefix(512))).prefix(256)) },
+            network: clientNetwork)
     }
 }

@@ -6,8 +6,21 @@ import NIOPosix
 import Synchronization
 
 /// bcrypt, run on its own thread pool so hashing never blocks an event loop or the database's threads,
-/// with a bounded queue: past it, sign-ins are told to retry instead of piling up.
+/// with a bounded queue in two lanes: past its bound, a sign-in is told to retry instead of piling up.
+///
+/// Work for strangers (a password sign-in from a client no device token vouches for) may fill only
+/// `strangerShare` of the queue, and every other hash (a recognised device, a signed-in password change,
+/// a sign-up or reset whose address an emailed code proved) goes before any stranger's that waits. So a
+/// flood of guesses from many addresses cannot make the owner's device wait behind it, or fail.
 public final class PasswordHasher: Sendable {
+    /// Whose work a hash is.
+    public enum Lane: Sendable {
+        /// Someone chatterd knows: a recognised device, a signed-in user, a proven address.
+        case recognised
+        /// A password sign-in from a client nothing vouches for.
+        case stranger
+    }
+
     /// Process-wide, like NIO's singletons: a thread per core, each at the lowest scheduling priority
     /// (see `HashingPriority`), so hashing gets every idle cycle and yields at once to serving requests.
     public static let sharedPool: NIOThreadPool = {
@@ -21,15 +34,25 @@ public final class PasswordHasher: Sendable {
     public let cost: UInt8
     let pool: NIOThreadPool
     let maximumQueued: Int
-    private let queued = Atomic<Int>(0)
+    /// How many strangers' hashes may wait at once: the global budget for unrecognised password work.
+    let strangerLimit: Int
+    /// Hashes running on the pool, at most one per thread, so waiting ones can still be reordered.
+    let slots: Int
+    private let scheduler = Mutex(Scheduler())
     /// Verified against when an account does not exist, so that "no such user" costs what "wrong password" costs.
     let decoy: String
 
     /// `pool` defaults to the process-wide hashing pool; pass one of your own (started) to isolate measurements.
-    public init(cost: UInt8 = 12, maximumQueued: Int = 64, pool: NIOThreadPool = PasswordHasher.sharedPool) {
+    /// `threads`: how many hashes run at once (the pool's thread count; the shared pool has one per core).
+    public init(
+        cost: UInt8 = 12, maximumQueued: Int = 64, strangerShare: Double = 0.75, pool: NIOThreadPool = PasswordHasher.sharedPool,
+        threads: Int = System.coreCount
+    ) {
         self.cost = cost
         self.pool = pool
         self.maximumQueued = maximumQueued
+        self.strangerLimit = Int(Double(maximumQueued) * min(1, max(0, strangerShare)))
+        self.slots = max(1, threads)
         self.decoy = Bcrypt.hash(Self.prehash(SessionToken.generate().secret), cost: cost)
     }
 
@@ -39,32 +62,104 @@ public final class PasswordHasher: Sendable {
         Data(SHA256.hash(data: Array(password.utf8))).base64EncodedString()
     }
 
+    /// A new password's hash: always recognised work (a proven address or a signed-in user).
     public func hash(_ password: String) async throws -> String {
         let cost = self.cost
-        return try await run { Bcrypt.hash(Self.prehash(password), cost: cost) }
+        return try await run(.recognised) { Bcrypt.hash(Self.prehash(password), cost: cost) }
     }
 
     /// Verifies against `hash`, or against the decoy when there is no account, taking the same time.
-    public func verify(_ password: String, against hash: String?) async throws -> Bool {
+    public func verify(_ password: String, against hash: String?, lane: Lane = .recognised) async throws -> Bool {
         let target = hash ?? decoy
-        let matches = try await run { Bcrypt.verify(Self.prehash(password), hash: target) }
+        let matches = try await run(lane) { Bcrypt.verify(Self.prehash(password), hash: target) }
         return matches && hash != nil
     }
 
-    private func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
-        let depth = queued.add(1, ordering: .relaxed).newValue
-        guard depth <= maximumQueued else {
-            queued.subtract(1, ordering: .relaxed)
-            ChatterMetrics.hashingRefused()
-            throw Busy()
+    /// Runs `work` on a hashing thread: at once when one is free, else after every waiting hash of a
+    /// recognised client and then in order; refused (`Busy`) when its lane's share of the queue is full.
+    private func run<T: Sendable>(_ lane: Lane, _ work: @escaping @Sendable () -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let queuedAt = ContinuousClock.now
+            let job = Job(
+                run: {
+                    ChatterMetrics.hashingWaited(since: queuedAt)
+                    HashingPriority.lowerCurrentThread()
+                    continuation.resume(returning: work())
+                },
+                cancel: { continuation.resume(throwing: Busy()) })
+            let decision = scheduler.withLock { $0.admit(job, lane, slots: slots, limit: lane == .stranger ? strangerLimit : maximumQueued) }
+            switch decision {
+            case .start(let depth):
+                ChatterMetrics.hashingQueue(depth: depth)
+                start(job)
+            case .wait(let depth):
+                ChatterMetrics.hashingQueue(depth: depth)
+            case .refuse:
+                ChatterMetrics.hashingRefused()
+                continuation.resume(throwing: Busy())
+            }
         }
-        ChatterMetrics.hashingQueue(depth: depth)
-        defer { ChatterMetrics.hashingQueue(depth: queued.subtract(1, ordering: .relaxed).newValue) }
-        let queuedAt = ContinuousClock.now
-        return try await pool.runIfActive {
-            ChatterMetrics.hashingWaited(since: queuedAt)
-            HashingPriority.lowerCurrentThread()
-            return work()
+    }
+
+    /// Runs `job` on the pool; when it is done, the next waiting job (recognised first) takes its thread.
+    private func start(_ job: Job) {
+        pool.submit { [self] state in
+            if case .active = state { job.run() } else { job.cancel() }
+            let (next, depth) = scheduler.withLock { $0.finished() }
+            ChatterMetrics.hashingQueue(depth: depth)
+            if let next { start(next) }
+        }
+    }
+
+    struct Job: Sendable {
+        let run: @Sendable () -> Void
+        let cancel: @Sendable () -> Void
+    }
+
+    /// Which hashes run and which wait, in two first-in-first-out lanes.
+    struct Scheduler {
+        var running = 0
+        var recognised: [Job] = [], recognisedHead = 0
+        var strangers: [Job] = [], strangersHead = 0
+
+        enum Decision { case start(depth: Int), wait(depth: Int), refuse }
+
+        var waiting: (recognised: Int, strangers: Int) { (recognised.count - recognisedHead, strangers.count - strangersHead) }
+        var depth: Int { running + waiting.recognised + waiting.strangers }
+
+        mutating func admit(_ job: Job, _ lane: Lane, slots: Int, limit: Int) -> Decision {
+            if running < slots, waiting == (0, 0) {
+                running += 1
+                return .start(depth: depth)
+            }
+            switch lane {
+            case .recognised:
+                guard waiting.recognised < limit else { return .refuse }
+                recognised.append(job)
+            case .stranger:
+                guard waiting.strangers < limit else { return .refuse }
+                strangers.append(job)
+            }
+            return .wait(depth: depth)
+        }
+
+        /// A running job ended: the job to start in its place, if any waits.
+        mutating func finished() -> (Job?, depth: Int) {
+            if let job = Self.pop(&recognised, &recognisedHead) ?? Self.pop(&strangers, &strangersHead) { return (job, depth) }
+            running -= 1
+            return (nil, depth)
+        }
+
+        private static func pop(_ jobs: inout [Job], _ head: inout Int) -> Job? {
+            guard head < jobs.count else { return nil }
+            let job = jobs[head]
+            head += 1
+            // Under a steady flood the lane never empties: drop what was taken once it is half the array.
+            if head == jobs.count || head >= 32 && head * 2 >= jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
         }
     }
 

@@ -43,7 +43,8 @@ public struct SignInThrottle: Sendable {
         let keys: [String]
     }
 
-    /// Takes one attempt at `account`'s password before it is checked. A refused attempt has still
+    /// Takes one attempt at `account`'s password before it is checked; `ip` is the client's limit key
+    /// (`ClientInfo.limitKey`: its IPv6 network, not its full address). A refused attempt has still
     /// been counted, which only makes the limit stricter.
     public func admit(account: String, ip: String?, device: DeviceTokens.Device?) async throws -> Admission {
         let instant = now()

@@ -31,14 +31,14 @@ struct PasswordFlow {
         // No account can have an invalid address, so refusing it at once tells an attacker nothing.
         guard let email = EmailAddress.normalize(raw) else { throw Self.wrongCredentials }
         let device = try await services.devices.device(deviceToken, for: email)
-        let admission = try await services.throttle.admit(account: "email:\(email)", ip: client.ip, device: device)
+        let admission = try await services.throttle.admit(account: "email:\(email)", ip: client.limitKey, device: device)
         guard case .allowed(let ticket) = admission else {
             throw APIError.tooMany("password_sign_in", retryAfter: admission.wait, "Too many failed sign-ins; try again later or sign in with an emailed code.")
         }
         guard password.utf8.count <= services.rules.maximumBytes else { throw Self.wrongCredentials }
         let user = try await services.store.user(for: .email(email))
         let stored = try await user.asyncMap { try await services.store.passwordHash(userID: $0.id) } ?? nil
-        let matches = try await checked(password, against: stored, ticket)
+        let matches = try await checked(password, against: stored, ticket, lane: device == nil ? .stranger : .recognised)
         guard matches, let user else {
             await services.audit.record(.signInFailed, user: stored == nil ? nil : user?.id, method: "password", client: client)
             throw Self.wrongCredentials
@@ -92,10 +92,13 @@ struct PasswordFlow {
     }
 
     /// Checks `password` for an attempt the throttle admitted. When the check cannot run (the hasher is
-    /// busy), the attempt is handed back, since no guess was evaluated.
-    func checked(_ password: String, against hash: String?, _ ticket: SignInThrottle.Ticket) async throws -> Bool {
+    /// busy), the attempt is handed back, since no guess was evaluated: a refusal for capacity never
+    /// counts against the account.
+    func checked(
+        _ password: String, against hash: String?, _ ticket: SignInThrottle.Ticket, lane: PasswordHasher.Lane = .recognised
+    ) async throws -> Bool {
         do {
-            return try await services.hasher.verify(password, against: hash)
+            return try await services.hasher.verify(password, against: hash, lane: lane)
         } catch {
             try? await services.throttle.release(ticket)
             throw error is PasswordHasher.Busy ? Self.busy : error

@@ -68,11 +68,18 @@ public struct LinkedIdentity: Sendable, Equatable {
 public struct ClientInfo: Sendable, Hashable {
     public var ip: String?
     public var userAgent: String?
+    /// What per-client limits count by (`ClientNetwork`): the IPv4 address, or the IPv6 address's network
+    /// (a /64 by default), since one IPv6 client holds a whole /64. Not stored; nil counts by `ip`.
+    public var network: String?
 
-    public init(ip: String? = nil, userAgent: String? = nil) {
+    public init(ip: String? = nil, userAgent: String? = nil, network: String? = nil) {
         self.ip = ip
         self.userAgent = userAgent
+        self.network = network
     }
+
+    /// The key per-client limits count under.
+    public var limitKey: String? { network ?? ip }
 }
 
 /// A live session as the request handlers see it.

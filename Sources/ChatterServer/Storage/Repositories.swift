@@ -180,7 +180,8 @@ public protocol AdminRepository: Sendable {
     /// first, at most `limit`.
     func findAccounts(matching text: String?, limit: Int) async throws -> [AccountRecord]
     func account(id: UUID) async throws -> AccountRecord?
-    /// The accounts with an identity whose email is `email`, ignoring case, oldest first.
+    /// The accounts with an identity that verified `email` (ignoring case), oldest first: administration acts
+    /// on an address only for the account that proved it, never for one that merely claimed it.
     func accounts(withEmail email: String) async throws -> [AccountRecord]
     /// Disabling marks the account and ends its sessions and web handoffs in one transaction (a sign-in
     /// after it cannot insert a session: see `createSession`); enabling clears the mark. Returns the

@@ -23,7 +23,14 @@ final class SessionCache: Sendable {
 
     private struct State {
         var entries: [[UInt8]: Stored] = [:]
+        /// Each cached session's one entry, so a rotation can evict exactly the sessions it changed.
+        var bySession: [UUID: [UInt8]] = [:]
         var generation = 0
+
+        mutating func remove(_ hash: [UInt8]) {
+            guard let stored = entries.removeValue(forKey: hash) else { return }
+            if bySession[stored.entry.session.sessionID] == hash { bySession[stored.entry.session.sessionID] = nil }
+        }
     }
 
     /// Sessions in use are touched at most this often, so authenticated reads rarely write.
@@ -45,7 +52,7 @@ final class SessionCache: Sendable {
         state.withLock { state in
             guard let stored = state.entries[hash] else { return nil }
             if let maximumAge, stored.readAt.duration(to: .now) > maximumAge {
-                state.entries[hash] = nil
+                state.remove(hash)
                 return nil
             }
             return stored.entry
@@ -57,9 +64,12 @@ final class SessionCache: Sendable {
     func insert(_ entry: Entry, for hash: [UInt8], generation: Int, readAt now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             guard state.generation == generation else { return }
+            // A session has one access token at a time: an entry under its previous one goes.
+            if let previous = state.bySession[entry.session.sessionID], previous != hash { state.remove(previous) }
             // Full: drop an arbitrary entry (hash order is effectively random); it will be read again.
-            if state.entries.count >= capacity, let victim = state.entries.keys.first { state.entries[victim] = nil }
+            if state.entries.count >= capacity, state.entries[hash] == nil, let victim = state.entries.keys.first { state.remove(victim) }
             state.entries[hash] = Stored(entry: entry, readAt: now)
+            state.bySession[entry.session.sessionID] = hash
         }
     }
 
@@ -71,8 +81,23 @@ final class SessionCache: Sendable {
         state.withLock { state in
             state.generation += 1
             state.entries.removeAll(keepingCapacity: true)
+            state.bySession.removeAll(keepingCapacity: true)
         }
     }
+
+    /// After a write that changed only `sessions` (a batch of rotations): their entries go, everyone
+    /// else's stay. A lookup that raced the write is still not cached (the generation moves), so it
+    /// cannot put back an entry read before the write.
+    func evict(sessions: some Sequence<UUID>) {
+        state.withLock { state in
+            state.generation += 1
+            for id in sessions {
+                if let hash = state.bySession.removeValue(forKey: id) { state.entries[hash] = nil }
+            }
+        }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
 
     /// The lookup every store answers `SessionRepository.session(accessHash:at:)` with: from the cache or
     /// `read`; an expired access token of a session that cannot be refreshed deletes it (`delete`), and a
@@ -101,5 +126,20 @@ final class SessionCache: Sendable {
             touched(accessHash, at: now)
         }
         return .valid(found.session)
+    }
+}
+
+extension SessionCache {
+    /// Runs a batch of rotations and evicts the sessions it may have changed: those its tokens name and
+    /// those it answered as rotated. If the batch fails, what it changed is unknown, so everything goes.
+    func evictingRotated(_ batch: [Rotation], _ rotate: () async throws -> [Rotation: RotatedSession]) async throws -> [Rotation: RotatedSession] {
+        do {
+            let rotated = try await rotate()
+            evict(sessions: batch.compactMap(\.sessionID) + rotated.values.map(\.sessionID))
+            return rotated
+        } catch {
+            invalidateAll()
+            throw error
+        }
     }
 }

@@ -27,3 +27,37 @@ import Testing
         }
     }
 }
+
+/// Found in review: every refresh batch emptied the whole session cache, so a client refreshing in a loop
+/// sent everyone's lookups to the database. A rotation now evicts the sessions it changed and no other.
+@Suite struct SessionCacheEvictionTests {
+    @Test(arguments: StoreBackend.available)
+    func aRefreshEvictsOnlyTheSessionItRotated(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let cache = try #require((store as? SQLiteStore)?.sessionCache ?? (store as? PostgresStore)?.sessionCache)
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: Date())
+            let sessions = SessionService(store: store, lifetimes: .init(), now: { Date() })
+            let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
+            let started = try await withThrowingTaskGroup(of: SessionResponse.self) { group in
+                for _ in 0..<20 { group.addTask { try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for session in started { _ = try await sessions.authenticate(session.accessToken) }
+            #expect(cache.count == 20)
+            // Five refreshes at once (one batch or several): exactly those five leave the cache.
+            let refreshed = try await withThrowingTaskGroup(of: SessionService.RefreshResult.self) { group in
+                for session in started.prefix(5) { group.addTask { try await sessions.refresh(session.refreshToken) { _, _ in profile } } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(refreshed.allSatisfy { if case .refreshed = $0 { true } else { false } })
+            #expect(cache.count == 15)
+            for session in started.prefix(5) { #expect(try await sessions.authenticate(session.accessToken) == .unknown, "the rotated-away token") }
+            for session in started.dropFirst(5) {
+                guard case .valid = try await sessions.authenticate(session.accessToken) else {
+                    Issue.record("a session that did not rotate was lost")
+                    continue
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import ChatterTestSupport
 import ChatterWire
 import Foundation
+import Logging
 import Testing
 
 @testable import ChatterServer
@@ -126,6 +127,36 @@ extension StoreSuite {
             #expect(try await store.auditEvents(AuditFilter(userID: user.id, events: ["sign_in"], since: now.addingTimeInterval(1))).isEmpty)
             #expect(try await store.auditEvents(AuditFilter(limit: 1)) == [events[3]])
             #expect(try await store.auditEvents(userID: user.id) == Array(events.prefix(3)), "oldest first, as before")
+        }
+    }
+}
+
+/// Finding 8 of issue 24: a Google identity carrying boss@corp with `email_verified: false` became the account
+/// `chatterd admin grant boss@corp` acted on, and deleting it removed boss's device tokens and live codes.
+extension StoreSuite {
+    @Test(arguments: StoreBackend.available)
+    func administrationResolvesOnlyVerifiedAddressesAndDeletionClearsOnlyThose(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let boss = try await store.signIn(
+                IdentityClaims(key: .email("boss@corp.example"), email: "boss@corp.example", emailVerified: true), fallbackName: "Boss", at: now)
+            let claimer = try await store.signIn(
+                IdentityClaims(key: IdentityKey(issuer: "https://accounts.google.com", subject: "claims-boss"), email: "boss@corp.example", emailVerified: false),
+                fallbackName: "Mallory", at: now)
+            #expect(try await store.accounts(withEmail: "BOSS@corp.example").map(\.user.id) == [boss.id], "the claim alone does not resolve")
+            let admin = AdminService(store: store, audit: AuditLog(store: store, now: { now }, logger: Logger(label: "test")), now: { now })
+            #expect(try await admin.account("boss@corp.example").user.id == boss.id)
+
+            try await store.storeDeviceToken(hash: [7, 7], email: "boss@corp.example", at: now)
+            _ = try await store.storeEmailCode(
+                EmailCodeRecord(codeHash: [1, 2, 3], expiresAt: now.addingTimeInterval(600), guesses: 0, sentAt: now), for: "boss@corp.example",
+                scope: "address", cooldown: 0)
+            try await store.deleteUser(id: claimer.id)
+            #expect(try await store.deviceTokenEmail(hash: [7, 7]) == "boss@corp.example", "boss's device survives the claimer's deletion")
+            #expect(try await store.emailCodes(for: "boss@corp.example").count == 1, "and so does boss's live code")
+
+            try await store.deleteUser(id: boss.id)
+            #expect(try await store.deviceTokenEmail(hash: [7, 7]) == nil, "the account that verified it takes its devices along")
+            #expect(try await store.emailCodes(for: "boss@corp.example").isEmpty)
         }
     }
 }

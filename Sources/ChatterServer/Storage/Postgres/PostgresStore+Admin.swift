@@ -28,7 +28,7 @@ extension PostgresStore {
         try await rows(
             """
             SELECT \(unescaped: Self.accountColumns) FROM users u
-            WHERE u.id IN (SELECT user_id FROM identities WHERE lower(email) = lower(\(email))) ORDER BY u.created_at, u.id
+            WHERE u.id IN (SELECT user_id FROM identities WHERE lower(email) = lower(\(email)) AND email_verified) ORDER BY u.created_at, u.id
             """
         ).map(AccountRecord.init(row:))
     }

@@ -71,7 +71,7 @@ extension PostgresStore {
     }
 
     /// Account deletion policy, as in SQLiteStore: the user's chatts go with them, as do codes sent to
-    /// their addresses and the devices that proved them.
+    /// the addresses it verified and the devices that proved them.
     static func deleteUser(_ db: PostgresConnection, id: UUID, logger: Logger) async throws {
         // First the user's row lock, in a statement of its own: a post being inserted holds a key-share
         // lock on it (its foreign key), so this waits for such posts to commit, and the statement below
@@ -79,7 +79,7 @@ extension PostgresStore {
         try await db.query("SELECT id FROM users WHERE id = \(id) FOR UPDATE", logger: logger)
         try await db.query(
             """
-            WITH addresses AS (SELECT email FROM identities WHERE user_id = \(id) AND email IS NOT NULL),
+            WITH addresses AS (SELECT email FROM identities WHERE user_id = \(id) AND email IS NOT NULL AND email_verified),
                 codes AS (DELETE FROM email_codes WHERE email IN (SELECT email FROM addresses)),
                 sends AS (DELETE FROM email_code_sends WHERE email IN (SELECT email FROM addresses)),
                 devices AS (DELETE FROM device_tokens WHERE email IN (SELECT email FROM addresses)),

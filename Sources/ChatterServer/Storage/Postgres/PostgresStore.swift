@@ -41,8 +41,7 @@ public final class PostgresStore: ChatterStore {
         self.sessionCache = sessionCache
         // Two at once: one batch travels while the other commits.
         rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
-            defer { sessionCache.invalidateAll() }
-            return try await Self.rotate(batch, on: client, logger: logger)
+            try await sessionCache.evictingRotated(batch) { try await Self.rotate(batch, on: client, logger: logger) }
         }
     }
 

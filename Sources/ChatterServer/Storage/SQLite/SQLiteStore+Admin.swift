@@ -27,7 +27,7 @@ extension SQLiteStore {
         try await reader.query(
             """
             SELECT \(Self.accountColumns) FROM users u
-            WHERE u.id IN (SELECT user_id FROM identities WHERE lower(email) = lower(?)) ORDER BY u.created_at, u.id
+            WHERE u.id IN (SELECT user_id FROM identities WHERE lower(email) = lower(?) AND email_verified = 1) ORDER BY u.created_at, u.id
             """, [.text(email)]
         ).map(AccountRecord.init(row:))
     }

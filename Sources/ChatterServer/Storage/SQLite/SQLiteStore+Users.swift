@@ -80,12 +80,14 @@ extension SQLiteStore {
         try await durable { try await transaction { db in try await Self.deleteUser(db, id: id) } }
     }
 
-    /// Account deletion policy: the user's chatts go with them, as do codes sent to their addresses.
+    /// Account deletion policy: the user's chatts go with them, as do codes sent to the addresses it
+    /// verified and the devices that proved them. An address an identity only claimed (a provider's
+    /// `email_verified: false`) may be someone else's, whose codes and devices are theirs.
     static func deleteUser(_ db: SQLiteConnection, id: UUID) async throws {
         _ = try await db.query(
-            "DELETE FROM email_codes WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL)", [.uuid(id)])
+            "DELETE FROM email_codes WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1)", [.uuid(id)])
         _ = try await db.query(
-            "DELETE FROM device_tokens WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL)", [.uuid(id)])
+            "DELETE FROM device_tokens WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1)", [.uuid(id)])
         _ = try await db.query("DELETE FROM chatts WHERE user_id = ?", [.uuid(id)])
         _ = try await db.query("DELETE FROM users WHERE id = ?", [.uuid(id)])
     }

@@ -60,8 +60,7 @@ public final class SQLiteStore: ChatterStore {
         // 9 binds a rotation, within SQLite's 32,766. Two fetchers: one batch's accounts are read while
         // the next batch rotates on the writer.
         self.rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
-            defer { sessionCache.invalidateAll() }
-            return try await Self.rotate(batch, on: writer, lock: writeLock, accounts: { readers.next })
+            try await sessionCache.evictingRotated(batch) { try await Self.rotate(batch, on: writer, lock: writeLock, accounts: { readers.next }) }
         }
     }
 

@@ -16,17 +16,10 @@ struct Backup: AsyncParsableCommand {
     @Argument(help: "The new file to write (it must not exist).")
     var destination: String
 
-    /// `--data-dir` or `--database` (or their variables), as `chatterd serve` takes them.
-    @Argument(parsing: .allUnrecognized, help: .hidden)
-    var settings: [String] = []
+    @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        var config = ServerConfiguration()
-        do {
-            try config.apply(environment: ProcessInfo.processInfo.environment, arguments: settings)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
-        }
+        let config = try database.configuration()
         guard case .sqlite(let path) = try config.databaseLocation() else {
             throw ValidationError("the database is PostgreSQL: back it up with pg_dump (see the README)")
         }

@@ -36,6 +36,11 @@ struct Serve: AsyncParsableCommand {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
         }
         let logger = Logger(label: "chatterd")
+        // Each connection is a descriptor: start with all the system allows, and cap connections below it.
+        let descriptors = DescriptorLimit.raise()
+        logger.info(
+            "descriptor limit", metadata: ["before": "\(descriptors.before)", "now": "\(descriptors.after)",
+            "max_connections": "\(config.connections.connectionCap(descriptorLimit: descriptors.after))"])
         let metrics = config.metricsEnabled ? PrometheusCollectorRegistry() : nil
         if let metrics { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics)) }
 
@@ -50,7 +55,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
 
-        let transport = try PreparedTransport.prepare(config)
+        let transport = try PreparedTransport.prepare(config, logger: logger)
         let services = ChatterServices(configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), logger: logger)
         if config.googleClientIDs.isEmpty {
             logger.warning("no Google client IDs configured: Google sign-in refuses every token until --google-client-id is given")

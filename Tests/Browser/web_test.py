@@ -355,6 +355,16 @@ def run(server, shots):
         hostile = '"\u0301 formaction=/account/delete x="'
         member = server.native_sign_in("member@example.com", user_agent=hostile)
         found = server.admin("users", "--search", "member")
+        # The database options work before the command's own arguments as well as after them (issue 24).
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CHATTERD_")}
+        first = subprocess.run([server.binary, "admin", "--data-dir", server.data, "users", "--json"], capture_output=True, text=True, env=env, timeout=60)
+        check(first.returncode == 0 and json.loads(first.stdout) == server.admin("users"), f"admin --data-dir before the command: {first.stderr}")
+        copy = os.path.join(server.data, "copy-for-test.sqlite")
+        backup = subprocess.run([server.binary, "backup", "--data-dir", server.data, copy], capture_output=True, text=True, env=env, timeout=60)
+        check(backup.returncode == 0 and os.path.getsize(copy) > 0, f"backup --data-dir before DEST: {backup.stderr}")
+        os.remove(copy)
+        helped = subprocess.run([server.binary, "--help"], capture_output=True, text=True, timeout=60)
+        check("chatterd serve --help" in helped.stdout, "chatterd --help points to serve's settings")
         check([a["emails"] for a in found] == [["member@example.com"]], f"the CLI finds the member: {found}")
         shown = server.admin("show", "member@example.com")
         check(len(shown["sessions"]) == 1 and shown["identities"][0]["email"] == "member@example.com", f"the CLI shows the member: {shown}")

@@ -48,16 +48,19 @@ public enum ChatterApp {
         return router
     }
 
-    /// An application for `services`. `server` defaults to plain HTTP/1.1; `serve` passes the TLS one.
+    /// An application for `services`. `server` defaults to plain HTTP/1.1 with the configured connection
+    /// deadlines; `serve` passes the one `PreparedTransport` made. Connections are capped either way.
     public static func application(
-        configuration: ServerConfiguration, services: ChatterServices, server: HTTPServerBuilder = .http1(),
+        configuration: ServerConfiguration, services: ChatterServices, server: HTTPServerBuilder? = nil,
         metrics: PrometheusCollectorRegistry? = nil, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
         logger: Logger
     ) -> some ApplicationProtocol {
         var app = Application(
             router: router(configuration: configuration, services: services, metrics: metrics),
-            server: server,
-            configuration: .init(address: .hostname(configuration.bindAddress, port: configuration.port), serverName: "chatterd"),
+            server: server ?? configuration.connections.http1(secure: false, logger: logger),
+            configuration: .init(
+                address: .hostname(configuration.bindAddress, port: configuration.port), serverName: "chatterd",
+                availableConnectionsDelegate: ConnectionCap(maximum: configuration.connections.connectionCap(), logger: logger)),
             onServerRunning: onServerRunning,
             logger: logger)
         // Added first, so they stop last: the pool outlives every request and the store's own service.

@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     public var mailFrom = "Chatter <no-reply@localhost>"
     /// Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` / `Forwarded` headers name the client.
     public var trustedProxies: [String] = []
+    /// Deadlines for each step of a connection, and how many may be open at once.
+    public var connections = ConnectionLimits()
     /// IPv6 clients are limited by this many leading bits of their address (`ClientNetwork`).
     public var ipv6LimitPrefix = ClientNetwork.defaultPrefix
     /// The Google OAuth web client ID of the "Sign in with Google" button on `/auth`; no button without one.
@@ -82,6 +84,7 @@ public struct ServerConfiguration: Sendable {
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31 (12 or more in production)") }
         guard minimumPasswordLength >= 1 else { throw ConfigurationError("minimum password length must be at least 1") }
         _ = try TrustedProxies(trustedProxies)
+        try connections.validate()
         guard (32...128).contains(ipv6LimitPrefix) else { throw ConfigurationError("--ipv6-limit-prefix must be between 32 and 128") }
         _ = try databaseLocation()
         if let metricsBind, Self.hostAndPort(metricsBind) == nil {

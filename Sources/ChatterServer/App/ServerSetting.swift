@@ -176,6 +176,26 @@ extension ServerConfiguration {
             "trusted-proxy", "CHATTERD_TRUSTED_PROXIES", "CIDR", default: "none", "proxies whose forwarding headers name the client"
         ) { $0.trustedProxies = $1 },
         .value(
+            "head-timeout", "CHATTERD_HEAD_TIMEOUT", "SECONDS", default: "`10`",
+            "a new connection's first request head (TLS handshake included) must arrive within this", parse: { Double($0) }
+        ) { $0.connections.headTimeout = $1 },
+        .value(
+            "body-timeout", "CHATTERD_BODY_TIMEOUT", "SECONDS", default: "`30`", "a request's body must arrive within this of its head",
+            parse: { Double($0) }
+        ) { $0.connections.bodyTimeout = $1 },
+        .value(
+            "idle-timeout", "CHATTERD_IDLE_TIMEOUT", "SECONDS", default: "`30`", "a kept-alive connection closes after this without a request",
+            parse: { Double($0) }
+        ) { $0.connections.idleTimeout = $1 },
+        .value(
+            "tls-handshake-timeout", "CHATTERD_TLS_HANDSHAKE_TIMEOUT", "SECONDS", default: "`10`", "a TLS handshake must end within this",
+            parse: { Double($0) }
+        ) { $0.connections.tlsHandshakeTimeout = $1 },
+        .value(
+            "max-connections", "CHATTERD_MAX_CONNECTIONS", "N", default: "the descriptor limit less 64",
+            "connections open at once; more wait in the kernel's queue", parse: { Int($0) }
+        ) { $0.connections.maximumConnections = $1 },
+        .value(
             "ipv6-limit-prefix", "CHATTERD_IPV6_LIMIT_PREFIX", "BITS", default: "`64`",
             "IPv6 clients count against per-client limits by this prefix (one client usually holds a /64)", parse: { Int($0) }
         ) { $0.ipv6LimitPrefix = $1 },

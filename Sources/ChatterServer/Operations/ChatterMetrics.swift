@@ -50,6 +50,16 @@ enum ChatterMetrics {
     private static let cacheHit = Key("chatterd_session_cache_lookups_total", [("result", "hit")])
     private static let cacheMiss = Key("chatterd_session_cache_lookups_total", [("result", "miss")])
 
+    /// A connection closed because it missed a deadline: `tls_handshake`, `head`, `body` or `idle`.
+    static func connectionClosed(_ deadline: String) {
+        counter("chatterd_connections_closed_total", [("deadline", deadline)]).increment()
+    }
+
+    /// Connections reached the cap; new ones wait in the kernel's queue.
+    static func connectionCapReached() {
+        counter("chatterd_connection_cap_reached_total", []).increment()
+    }
+
     /// A provider's keys were fetched (`ok`) or the fetch failed (`failed`).
     static func keysFetched(provider: String, ok: Bool) {
         counter("chatterd_jwks_fetches_total", [("source", provider), ("result", ok ? "ok" : "failed")]).increment()

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdCore
 import HummingbirdTLS
+import Logging
 import NIOSSL
 
 /// The server builder for the configured transport, and what to tell the operator about it.
@@ -10,25 +11,30 @@ public struct PreparedTransport: Sendable {
     /// Lines for the start-up banner: certificate path and its public-key pin.
     public var notes: [String]
 
-    public static func prepare(_ config: ServerConfiguration) throws -> PreparedTransport {
+    /// The server for `config`'s transport, with its connection deadlines (`ConnectionLimits`).
+    public static func prepare(_ config: ServerConfiguration, logger: Logger = Logger(label: "chatterd")) throws -> PreparedTransport {
         switch config.transport {
         case .http:
-            return PreparedTransport(server: .http1(), scheme: "http", notes: ["serving plain HTTP: put a TLS-terminating proxy in front"])
+            return PreparedTransport(
+                server: config.connections.http1(secure: false, logger: logger), scheme: "http",
+                notes: ["serving plain HTTP: put a TLS-terminating proxy in front"])
         case .tls(let cert, let key):
-            return try tls(certificatePath: cert, keyPath: key, note: "")
+            return try tls(certificatePath: cert, keyPath: key, note: "", http1: config.connections.http1(secure: true, logger: logger))
         case .developmentTLS:
             let files = try DevelopmentCertificate.ensure(in: config.dataDirectory, names: config.hostnames)
-            return try tls(certificatePath: files.certificatePath, keyPath: files.keyPath, note: files.generated ? " (generated now)" : "")
+            return try tls(
+                certificatePath: files.certificatePath, keyPath: files.keyPath, note: files.generated ? " (generated now)" : "",
+                http1: config.connections.http1(secure: true, logger: logger))
         }
     }
 
-    static func tls(certificatePath: String, keyPath: String, note: String) throws -> PreparedTransport {
+    static func tls(certificatePath: String, keyPath: String, note: String, http1: HTTPServerBuilder) throws -> PreparedTransport {
         let pin = try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8))
         let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
         let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         return PreparedTransport(
-            server: try .tls(.http1(), tlsConfiguration: tls), scheme: "https",
+            server: try .tls(http1, tlsConfiguration: tls), scheme: "https",
             notes: ["certificate: \(certificatePath)\(note)", "public key pin (SHA-256 SPKI): \(pin)"])
     }
 }

@@ -16,6 +16,9 @@ struct Admin: AsyncParsableCommand {
             AdminUsers.self, AdminShow.self, AdminEndSession.self, AdminEndSessions.self, AdminDisable.self, AdminEnable.self,
             AdminDelete.self, AdminGrant.self, AdminRevoke.self, AdminAudit.self,
         ])
+
+    /// Taken here too, so `chatterd admin --data-dir d users` works as well as `chatterd admin users --data-dir d`.
+    @OptionGroup var database: DatabaseOptions
 }
 
 /// What every admin command takes: `--json`, and the database settings as `chatterd serve` takes them.
@@ -23,18 +26,14 @@ struct AdminOptions: ParsableArguments {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
-    /// `--data-dir` or `--database` (or their variables).
-    @Argument(parsing: .allUnrecognized, help: .hidden)
-    var settings: [String] = []
+    @OptionGroup var database: DatabaseOptions
 
     /// Opens the configured database, runs `body` with the admin service, and closes it. An SQLite
     /// database must exist already: a typo in `--data-dir` should not make an empty one.
     func withAdmin<T: Sendable>(_ body: (AdminService) async throws -> T) async throws -> T {
-        var config = ServerConfiguration()
         let location: DatabaseLocation
         do {
-            try config.apply(environment: ProcessInfo.processInfo.environment, arguments: settings)
-            location = try config.databaseLocation()
+            location = try database.configuration().databaseLocation()
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }

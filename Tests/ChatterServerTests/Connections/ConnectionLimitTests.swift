@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ChatterTestSupport
+import Foundation
+import Testing
+
+@testable import ChatterServer
+
+/// Issue 24, finding 5: half-sent requests and idle connections were held as long as the client wished.
+/// Each deadline closes its connection; past the cap, new connections wait for one to close.
+@Suite struct ConnectionLimitTests {
+    /// A plain TCP client that writes what it is given and reports what comes back, byte for byte.
+    final class RawConnection: Sendable {
+        let fd: Int32
+
+        init(port: Int) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        }
+
+        deinit { close(fd) }
+
+        /// Ends this side of the connection, as a client closing its socket does.
+        func hangUp() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+
+        func send(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+
+        /// Waits up to `seconds` for the server: the bytes it sent, empty when it closed, nil when it stayed silent.
+        /// The wait blocks a thread of its own, never one of the cooperative pool the server's handlers run on.
+        func read(within seconds: Double) async -> [UInt8]? {
+            let fd = self.fd
+            return await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    guard poll(&poller, 1, Int32(seconds * 1000)) == 1 else { return continuation.resume(returning: nil) }
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    let count = recv(fd, &buffer, buffer.count, 0)
+                    continuation.resume(returning: count <= 0 ? [] : Array(buffer.prefix(count)))
+                }
+            }
+        }
+    }
+
+    func port(_ h: Harness) throws -> Int {
+        try #require(URL(string: h.client.baseURL)?.port)
+    }
+
+    @Test func aHalfSentHeadAStalledBodyAndAnIdleConnectionAreClosedAtTheirDeadlines() async throws {
+        try await Harness.run(configure: {
+            $0.connections.headTimeout = 1
+            $0.connections.bodyTimeout = 1
+            $0.connections.idleTimeout = 1
+        }) { h async throws in
+            let port = try port(h)
+            let slowloris = try RawConnection(port: port)
+            slowloris.send("GET /health HTTP/1.1\r\nHost: chatterd\r\nX-Slow: a")
+            let stalled = try RawConnection(port: port)
+            stalled.send("POST /v1/auth/email/code HTTP/1.1\r\nHost: chatterd\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"em")
+            let kept = try RawConnection(port: port)
+            kept.send("GET /health HTTP/1.1\r\nHost: chatterd\r\n\r\n")
+            let answer = try #require(await kept.read(within: 5))
+            #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "a whole request is answered")
+            for (name, connection) in [("half-sent head", slowloris), ("stalled body", stalled), ("idle after an answer", kept)] {
+                // The deadline is 1 s; 10 s is only how long this test waits for it.
+                var closed = false
+                for _ in 0..<10 {
+                    guard let bytes = await connection.read(within: 1) else { continue }
+                    if bytes.isEmpty { closed = true; break }
+                }
+                #expect(closed, "\(name): chatterd closed it")
+            }
+            #expect(try await h.get("/health").status == .ok)
+        }
+    }
+
+    @Test func pastTheCapNewConnectionsWaitUntilOneCloses() async throws {
+        try await Harness.run(configure: { $0.connections.maximumConnections = 4 }) { h async throws in
+            let port = try port(h)
+            let held = try (0..<4).map { _ in try RawConnection(port: port) }
+            // Each held connection is accepted (the cap counts it) once it has been read from.
+            for connection in held { connection.send("GET /health HTTP/1.1\r\nHost: chatterd\r\n\r\n") }
+            for connection in held { #expect(await connection.read(within: 5).map { !$0.isEmpty } == true) }
+            let waiting = try RawConnection(port: port)
+            waiting.send("GET /health HTTP/1.1\r\nHost: chatterd\r\n\r\n")
+            #expect(await waiting.read(within: 1.5) == nil, "the fifth connection waits in the kernel's queue")
+            held[0].hangUp()
+            let answer = await waiting.read(within: 10)
+            #expect(answer.map { String(decoding: $0, as: UTF8.self).hasPrefix("HTTP/1.1 200") } == true, "answered once one closed")
+        }
+    }
+
+    @Test func theLimitsAreChecked() throws {
+        #expect(ConnectionLimits().connectionCap(descriptorLimit: 256) == 192)
+        #expect(ConnectionLimits().connectionCap(descriptorLimit: 20) == 16)
+        var limits = ConnectionLimits()
+        limits.maximumConnections = 50
+        #expect(limits.connectionCap(descriptorLimit: 256) == 50)
+        for bad in [["--head-timeout", "0"], ["--idle-timeout", "-1"], ["--max-connections", "0"], ["--body-timeout", "99999"]] {
+            var config = ServerConfiguration()
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try config.apply(environment: [:], arguments: bad)
+                try config.validate()
+            }
+        }
+        #expect(DescriptorLimit.raise().after >= DescriptorLimit.raise().before)
+    }
+}

@@ -78,15 +78,17 @@ public struct AdminService: Sendable {
     @discardableResult
     public func endSessions(of userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws -> Int {
         let ended = try await store.revokeSessions(of: userID, except: nil)
+        try await store.deleteDeviceTokens(userID: userID)
         await audit.record(.adminSessionsRevoked, user: userID, client: client, detail: Self.sessions(ended), actor: actor)
         return ended
     }
 
-    /// A disabled account's sessions end with it and it cannot sign in until enabled again. Returns how
-    /// many sessions ended.
+    /// A disabled account's sessions and device tokens end with it and it cannot sign in until enabled
+    /// again. Returns how many sessions ended.
     @discardableResult
     public func setDisabled(_ disabled: Bool, userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws -> Int {
         guard let ended = try await store.setDisabled(disabled, userID: userID, at: now()) else { throw Failure.noSuchAccount(userID.text) }
+        if disabled { try await store.deleteDeviceTokens(userID: userID) }
         await audit.record(
             disabled ? .accountDisabled : .accountEnabled, user: userID, client: client, detail: disabled ? Self.sessions(ended) + " ended" : nil,
             actor: actor)

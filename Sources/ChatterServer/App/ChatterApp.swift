@@ -69,7 +69,8 @@ public enum ChatterApp {
             app.addServices(metricsListener(metrics, host: bind.host, port: bind.port, token: configuration.metricsToken, logger: logger))
         }
         app.addServices(StoreService(
-            store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes, now: services.now, logger: logger))
+            store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes,
+            auditRetentionDays: configuration.auditRetentionDays == 0 ? nil : configuration.auditRetentionDays, now: services.now, logger: logger))
         return app
     }
 }

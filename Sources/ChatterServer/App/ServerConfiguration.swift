@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     public var mailFrom = "Chatter <no-reply@localhost>"
     /// Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` / `Forwarded` headers name the client.
     public var trustedProxies: [String] = []
+    /// Days the audit log keeps an event; 0 keeps every one.
+    public var auditRetentionDays = 365
     /// Deadlines for each step of a connection, and how many may be open at once.
     public var connections = ConnectionLimits()
     /// IPv6 clients are limited by this many leading bits of their address (`ClientNetwork`).
@@ -85,6 +87,7 @@ public struct ServerConfiguration: Sendable {
         guard minimumPasswordLength >= 1 else { throw ConfigurationError("minimum password length must be at least 1") }
         _ = try TrustedProxies(trustedProxies)
         try connections.validate()
+        guard auditRetentionDays >= 0 else { throw ConfigurationError("--audit-retention must be 0 (keep every event) or more days") }
         guard (32...128).contains(ipv6LimitPrefix) else { throw ConfigurationError("--ipv6-limit-prefix must be between 32 and 128") }
         _ = try databaseLocation()
         if let metricsBind, Self.hostAndPort(metricsBind) == nil {

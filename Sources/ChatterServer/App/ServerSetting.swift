@@ -176,6 +176,10 @@ extension ServerConfiguration {
             "trusted-proxy", "CHATTERD_TRUSTED_PROXIES", "CIDR", default: "none", "proxies whose forwarding headers name the client"
         ) { $0.trustedProxies = $1 },
         .value(
+            "audit-retention", "CHATTERD_AUDIT_RETENTION", "DAYS", default: "`365`", "days the audit log keeps an event (`0`: every one)",
+            parse: { Int($0) }
+        ) { $0.auditRetentionDays = $1 },
+        .value(
             "head-timeout", "CHATTERD_HEAD_TIMEOUT", "SECONDS", default: "`10`",
             "a new connection's first request head (TLS handshake included) must arrive within this", parse: { Double($0) }
         ) { $0.connections.headTimeout = $1 },

@@ -8,6 +8,8 @@ struct StoreService: Service {
     let store: any ChatterStore
     let purgeInterval: Duration
     let lifetimes: SessionService.Lifetimes
+    /// Days the audit log keeps an event; nil keeps every one.
+    var auditRetentionDays: Int? = nil
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -17,8 +19,7 @@ struct StoreService: Service {
                 let instant = now()
                 let purged = try await store.purgeExpiredSessions(at: instant, lifetimes: lifetimes)
                 if purged > 0 { logger.info("purged expired sessions", metadata: ["count": "\(purged)"]) }
-                // Rate-limit windows are at most an hour; a day's margin keeps every live counter.
-                try await store.purgeStaleRecords(before: instant.addingTimeInterval(-24 * 3600))
+                try await store.purgeStaleRecords(Self.cutoffs(at: instant, auditRetentionDays: auditRetentionDays))
             } catch {
                 logger.warning("session purge failed", metadata: ["error": "\(error)"])
             }
@@ -28,5 +29,15 @@ struct StoreService: Service {
         // so it runs in a task of its own that the cancellation does not reach.
         try await Task { [store] in try await store.close() }.value
         logger.info("database closed")
+    }
+}
+
+extension StoreService {
+    /// Rate-limit windows are at most a day; a day's margin keeps every live counter. Hand-offs go at
+    /// expiry, device tokens after their lifetime, audit events after the retention period.
+    static func cutoffs(at now: Date, auditRetentionDays: Int?) -> StaleCutoffs {
+        StaleCutoffs(
+            now: now, counters: now.addingTimeInterval(-2 * 86_400), deviceTokens: now.addingTimeInterval(-DeviceTokens.lifetime),
+            audit: auditRetentionDays.map { now.addingTimeInterval(-Double($0) * 86_400) })
     }
 }

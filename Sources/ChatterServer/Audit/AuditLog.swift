@@ -32,12 +32,22 @@ public struct AuditLog: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
 
+    /// A refused sign-in costs its sender one request and chatterd one row. Each client network's
+    /// refusals are recorded up to this many per `refusalWindow`; past it they are only counted
+    /// (`chatterd_sign_ins_total`, `chatterd_audit_refusals_dropped_total`), so a flood adds a bounded
+    /// number of rows however long it lasts.
+    static let refusalsPerNetwork = 30
+    static let refusalWindow: Double = 600
+
     public func record(
         _ event: Event, user: UUID? = nil, method: String? = nil, client: ClientInfo, detail: String? = nil, actor: AuditActor? = nil
     ) async {
         // Sign-in details are closed sets (a token's failed check, "invalid code"), so they can be labels.
         if event == .signIn { ChatterMetrics.signIn(method: method ?? "unknown", outcome: "ok") }
-        if event == .signInFailed { ChatterMetrics.signIn(method: method ?? "unknown", outcome: detail ?? "refused") }
+        if event == .signInFailed {
+            ChatterMetrics.signIn(method: method ?? "unknown", outcome: detail ?? "refused")
+            guard await withinRefusalBudget(client) else { return }
+        }
         do {
             try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method, client: client, detail: detail, actor: actor))
         } catch {
@@ -56,5 +66,21 @@ public struct AuditLog: Sendable {
             await record(.signInFailed, user: user, method: method, client: client, detail: "account_disabled")
             throw StoreError.accountDisabled
         }
+    }
+
+    /// Whether this refusal from `client`'s network still fits the window's budget (counted in one store
+    /// step, like every limit). When the count itself fails the refusal is recorded: losing the budget
+    /// must not lose the audit.
+    private func withinRefusalBudget(_ client: ClientInfo) async -> Bool {
+        guard let network = client.limitKey else { return true }
+        do {
+            guard try await store.hit("audit:refused:\(network)", window: Self.refusalWindow, at: now()) <= Self.refusalsPerNetwork else {
+                ChatterMetrics.auditRefusalDropped()
+                return false
+            }
+        } catch {
+            logger.warning("counting a refused sign-in failed", metadata: ["error": "\(error)"])
+        }
+        return true
     }
 }

@@ -4,23 +4,41 @@ import Foundation
 /// secret that later proves it is that device. Its password attempts and code requests then draw on an
 /// allowance of its own, so failures from anywhere else — an attacker guessing, a stranger asking for
 /// codes — never lock the owner's device out.
+///
+/// Because a token widens what a device may try, each has a lifecycle: it names one address (of an
+/// account that verified it), lives `lifetime` from issue, an address keeps at most `perAddress` (a
+/// sign-in that presents a live one keeps it rather than minting another), and every token of an account
+/// ends when its credentials change or its sessions are all ended: a password change or reset, signing
+/// out everywhere, an operator disabling it or ending its sessions, and deletion.
 public struct DeviceTokens: Sendable {
+    /// How long a token proves its device; a sign-in within it keeps the same token.
+    public static let lifetime: Double = 90 * 86_400
+    /// Devices an address may have at once; a new one pushes out the oldest.
+    public static let perAddress = 5
+
     let store: any DeviceTokenRepository
     let now: @Sendable () -> Date
 
-    /// A new token for `email`; only its hash is kept.
-    public func issue(for email: String) async throws -> String {
+    /// The token the device keeps for `email`: `presented` when it is a live token of that address, else a
+    /// new one (only its hash is kept).
+    public func issue(for email: String, presented: String? = nil) async throws -> String {
+        if let presented, try await device(presented, for: email) != nil { return presented }
         let token = SessionToken.generate()
-        try await store.storeDeviceToken(hash: token.hash, email: email, at: now())
+        try await store.storeDeviceToken(hash: token.hash, email: email, at: now(), keeping: Self.perAddress)
         return token.secret
     }
 
-    /// The device `presented` names, when it was issued for `email`: the key of its own allowance.
+    /// The device `presented` names, when it was issued for `email` and has not expired: the key of its own allowance.
     public func device(_ presented: String?, for email: String) async throws -> Device? {
         guard let presented, !presented.isEmpty, presented.utf8.count <= 128 else { return nil }
         let hash = SessionToken.hash(presented)
-        guard try await store.deviceTokenEmail(hash: hash) == email else { return nil }
+        guard try await store.deviceTokenEmail(hash: hash, issuedAfter: now().addingTimeInterval(-Self.lifetime)) == email else { return nil }
         return Device(key: hash.map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// Ends every device token of `userID`'s verified addresses.
+    public func endAll(of userID: UUID) async throws {
+        try await store.deleteDeviceTokens(userID: userID)
     }
 
     public struct Device: Sendable, Equatable {

@@ -13,6 +13,9 @@ public struct EmailCodeService: Sendable {
         /// Codes per address per hour, and per client network (`ClientInfo.limitKey`) per hour.
         public var perAddressPerHour = 5
         public var perIPPerHour = 20
+        /// Unexpired codes one address may have at once, whatever asked for them: room for a stranger's hourly
+        /// quota and the owner's devices besides, but never a pile of codes to guess against.
+        public var maximumLive = 10
         public init() {}
     }
 
@@ -55,7 +58,7 @@ public struct EmailCodeService: Sendable {
         let record = EmailCodeRecord(
             codeHash: Self.hash(code, email: email), expiresAt: instant.addingTimeInterval(limits.lifetime), guesses: 0, sentAt: instant)
         let wait = try await ChatterMetrics.database("store_email_code") {
-            try await store.storeEmailCode(record, for: email, scope: scope, cooldown: limits.cooldown)
+            try await store.storeEmailCode(record, for: email, scope: scope, cooldown: limits.cooldown, maximumLive: limits.maximumLive)
         }
         if let wait {
             throw Failure.limited(retryAfter: Int(wait.rounded(.up)))

@@ -50,6 +50,11 @@ enum ChatterMetrics {
     private static let cacheHit = Key("chatterd_session_cache_lookups_total", [("result", "hit")])
     private static let cacheMiss = Key("chatterd_session_cache_lookups_total", [("result", "miss")])
 
+    /// A refused sign-in past its network's audit budget: counted here, not written to the audit log.
+    static func auditRefusalDropped() {
+        counter("chatterd_audit_refusals_dropped_total", []).increment()
+    }
+
     /// A connection closed because it missed a deadline: `tls_handshake`, `head`, `body` or `idle`.
     static func connectionClosed(_ deadline: String) {
         counter("chatterd_connections_closed_total", [("deadline", deadline)]).increment()

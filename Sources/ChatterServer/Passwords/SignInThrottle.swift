@@ -12,6 +12,9 @@ public struct SignInThrottle: Sendable {
         public var perAccount = 10
         public var perIP = 100
         public var perAccountPerDay = 100
+        /// Attempts from every recognised device of one account together, per day: a device's own allowance
+        /// keeps strangers from locking it out, and this keeps stolen tokens from multiplying guesses.
+        public var perAccountDevicesPerDay = 50
         public init() {}
     }
 
@@ -55,6 +58,7 @@ public struct SignInThrottle: Sendable {
         }
         if let device {
             guard try await take("pw:dev:\(device.key)", limits.perDevice, window: limits.window) else { return .refused(retryAfter: Int(limits.window)) }
+            guard try await take("pw:devday:\(account)", limits.perAccountDevicesPerDay, window: 86_400) else { return .refused(retryAfter: 86_400) }
             return .allowed(Ticket(keys: taken))
         }
         if let ip, !(try await take("pw:ip:\(ip)", limits.perIP, window: limits.window)) { return .refused(retryAfter: Int(limits.window)) }

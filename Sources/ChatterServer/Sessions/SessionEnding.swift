@@ -9,6 +9,7 @@ struct SessionEnding {
     func signOut(_ session: AuthenticatedSession, everywhere: Bool, client: ClientInfo) async throws {
         if everywhere {
             try await services.store.revokeSessions(of: session.user.id, except: nil)
+            try await services.devices.endAll(of: session.user.id)
             await services.audit.record(.signOutAll, user: session.user.id, method: session.method, client: client)
         } else {
             _ = try await services.store.revokeSession(id: session.sessionID, userID: session.user.id)

@@ -74,6 +74,7 @@ struct PasswordFlow {
         try await services.store.setPasswordHash(hash, userID: user.id, at: services.now())
         guard had || replacing == .reset else { return }
         let revoked = try await services.store.revokeSessions(of: user.id, except: nil)
+        try await services.devices.endAll(of: user.id)
         await services.audit.record(
             .passwordReset, user: user.id, method: "password", client: client,
             detail: "\(replacing == .signUp ? "sign-up on an address with a password" : "reset"); revoked \(revoked) sessions")

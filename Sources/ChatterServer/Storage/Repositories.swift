@@ -110,9 +110,10 @@ public protocol EmailCodeRepository: Sendable {
     /// The live and expired codes for `email`, oldest first.
     func emailCodes(for email: String) async throws -> [EmailCodeRecord]
     /// Adds a code for `email` beside any already sent (a new request never cancels an earlier code),
-    /// unless a code of the same `scope` was sent less than `cooldown` seconds before: then nothing is
-    /// added and the answer is the seconds left to wait. One conditional insert decides.
-    func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double) async throws -> Double?
+    /// unless a code of the same `scope` was sent less than `cooldown` seconds before, or `email` already
+    /// has `maximumLive` unexpired codes of any scope: then nothing is added and the answer is the seconds
+    /// to wait. One conditional insert decides.
+    func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double, maximumLive: Int) async throws -> Double?
     /// One guess at `email`'s codes, counted before anything is compared: every unexpired code with fewer
     /// than `maximumGuesses` counted gets one more, in one statement, and the hashes of those codes are
     /// returned. However many guesses arrive at once, no code is compared more than `maximumGuesses` times.
@@ -123,9 +124,15 @@ public protocol EmailCodeRepository: Sendable {
 }
 
 public protocol DeviceTokenRepository: Sendable {
-    func storeDeviceToken(hash: [UInt8], email: String, at: Date) async throws
-    /// The address the device token hashing to `hash` was issued for.
-    func deviceTokenEmail(hash: [UInt8]) async throws -> String?
+    /// Keeps a new token for `email`, and of the address's other tokens only the newest `keeping − 1`: an
+    /// address has at most `keeping` devices, however often it signs in.
+    func storeDeviceToken(hash: [UInt8], email: String, at: Date, keeping: Int) async throws
+    /// The address the device token hashing to `hash` was issued for, if it was issued after `issuedAfter`.
+    func deviceTokenEmail(hash: [UInt8], issuedAfter: Date) async throws -> String?
+    /// Ends every device token of the addresses `userID` verified (a password change or reset, signing out
+    /// everywhere, disabling); returns how many.
+    @discardableResult
+    func deleteDeviceTokens(userID: UUID) async throws -> Int
 }
 
 public protocol NotificationRepository: Sendable {
@@ -142,8 +149,9 @@ public protocol RateLimitRepository: Sendable {
     func count(_ key: String, window: Double, at: Date) async throws -> Int
     /// Takes back one hit of `key` (an attempt that turned out not to count, such as a successful sign-in).
     func release(_ key: String) async throws
-    /// Forgets counters whose window started before `cutoff`, and expired codes and handoffs.
-    func purgeStaleRecords(before cutoff: Date) async throws
+    /// Forgets what `cutoffs` says is stale: counters and long-expired codes, hand-offs past their expiry,
+    /// device tokens issued too long ago, audit events older than the retention period.
+    func purgeStaleRecords(_ cutoffs: StaleCutoffs) async throws
 }
 
 public protocol WebHandoffRepository: Sendable {
@@ -233,4 +241,42 @@ public protocol ChatterStore: UserRepository, PasswordRepository, SessionReposit
     /// now: an answer also proves the database is reachable (`/ready`).
     func schemaVersion() async throws -> (applied: Int, known: Int)
     func close() async throws
+}
+
+/// What `RateLimitRepository.purgeStaleRecords` forgets, by time.
+public struct StaleCutoffs: Sendable, Equatable {
+    /// Hand-offs expired before this are gone: they can never be redeemed.
+    public var now: Date
+    /// Rate-limit windows that started before this, codes and notifications that expired before it.
+    public var counters: Date
+    /// Device tokens issued before this (`DeviceTokens.lifetime` ago).
+    public var deviceTokens: Date
+    /// Audit events before this; nil keeps them all.
+    public var audit: Date?
+
+    public init(now: Date, counters: Date, deviceTokens: Date, audit: Date?) {
+        self.now = now
+        self.counters = counters
+        self.deviceTokens = deviceTokens
+        self.audit = audit
+    }
+
+    /// Counters, codes and hand-offs before `cutoff`; no device token or audit event.
+    public static func before(_ cutoff: Date) -> StaleCutoffs {
+        StaleCutoffs(now: cutoff, counters: cutoff, deviceTokens: .distantPast, audit: nil)
+    }
+}
+
+extension EmailCodeRepository {
+    /// With no cap on live codes across scopes.
+    public func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double) async throws -> Double? {
+        try await storeEmailCode(record, for: email, scope: scope, cooldown: cooldown, maximumLive: .max)
+    }
+}
+
+/// Counters whose key names an account (not an address or a network): deleting the account removes them.
+enum RateLimitKeys {
+    static func naming(_ userID: UUID) -> [String] {
+        ["handoff:\(userID.uuidString)", "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"]
+    }
 }

@@ -219,7 +219,9 @@ struct AuthPages {
                     email: pending.email, newPassword: form.password ?? "", code: form.code, client: client)
             }
             let method = pending.purpose == .signin ? "email" : "password"
-            return try await web.signedIn(user, method: method, client: client, deviceFor: pending.email, next: pending.next, replacing: visitor)
+            return try await web.signedIn(
+                user, method: method, client: client, deviceFor: pending.email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
+                next: pending.next, replacing: visitor)
         } catch let error as APIError {
             return try await codePage(request, visitor: visitor, error: error)
         }
@@ -239,7 +241,9 @@ struct AuthPages {
         do {
             let (user, email) = try await PasswordFlow(services: services).signIn(
                 email: form.email, password: form.password, deviceToken: request.cookies[WebVisitor.deviceCookieName]?.value, client: client)
-            return try await web.signedIn(user, method: "password", client: client, deviceFor: email, next: form.next, replacing: visitor)
+            return try await web.signedIn(
+                user, method: "password", client: client, deviceFor: email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
+                next: form.next, replacing: visitor)
         } catch let error as APIError {
             return try await signInPage(request, visitor: visitor, email: form.email, error: error)
         }

@@ -37,9 +37,11 @@ struct WebSessions: Sendable {
     }
 
     /// Starts a cookie session for `user`, ending the browser's previous one, and sends the browser to `next`.
-    /// `deviceFor`: the address the sign-in proved, whose device cookie the browser then keeps.
+    /// `deviceFor`: the address the sign-in proved, whose device cookie the browser then keeps (`presenting`
+    /// the one it has keeps that one).
     func signedIn(
-        _ user: User, method: String, client: ClientInfo, deviceFor email: String? = nil, next: String?, replacing visitor: WebVisitor
+        _ user: User, method: String, client: ClientInfo, deviceFor email: String? = nil, presenting device: String? = nil, next: String?,
+        replacing visitor: WebVisitor
     ) async throws -> Response {
         if let previous = visitor.session {
             _ = try await services.store.revokeSession(id: previous.sessionID, userID: previous.user.id)
@@ -50,7 +52,7 @@ struct WebSessions: Sendable {
         var response = Self.redirect(to: next.flatMap(WebSessionRoutes.sameSitePath) ?? "/")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.make(Authenticator.cookieName, token.secret, maxAge: Int(Self.lifetime))))
         if let email {
-            let device = try await services.devices.issue(for: email)
+            let device = try await services.devices.issue(for: email, presented: device)
             response.headers.append(HTTPField(name: .setCookie, value: WebCookie.make(WebVisitor.deviceCookieName, device, maxAge: 400 * 86_400)))
         }
         if visitor.isNewBrowser { response.headers.append(HTTPField(name: .setCookie, value: visitor.browserCookie)) }

@@ -390,12 +390,12 @@ extension ChatterStore {
     @Test(arguments: StoreBackend.available)
     func deviceTokensAndNotificationsAreRemembered(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            try await store.storeDeviceToken(hash: [4], email: "a@example.com", at: now)
-            #expect(try await store.deviceTokenEmail(hash: [4]) == "a@example.com")
-            #expect(try await store.deviceTokenEmail(hash: [5]) == nil)
+            try await store.storeDeviceToken(hash: [4], email: "a@example.com", at: now, keeping: 5)
+            #expect(try await store.deviceTokenEmail(hash: [4], issuedAfter: .distantPast) == "a@example.com")
+            #expect(try await store.deviceTokenEmail(hash: [5], issuedAfter: .distantPast) == nil)
             #expect(try await store.markNotificationSeen(jti: "j1", expiresAt: now.addingTimeInterval(60)) == true)
             #expect(try await store.markNotificationSeen(jti: "j1", expiresAt: now.addingTimeInterval(60)) == false)
-            try await store.purgeStaleRecords(before: now.addingTimeInterval(61))
+            try await store.purgeStaleRecords(.before(now.addingTimeInterval(61)))
             #expect(try await store.markNotificationSeen(jti: "j1", expiresAt: now.addingTimeInterval(120)) == true, "forgotten once expired")
         }
     }
@@ -420,7 +420,7 @@ extension ChatterStore {
             _ = try await store.hit("old", window: 60, at: now)
             _ = try await store.hit("new", window: 60, at: now.addingTimeInterval(100))
             _ = try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "a@example.com", scope: "address", cooldown: 60)
-            try await store.purgeStaleRecords(before: now.addingTimeInterval(50))
+            try await store.purgeStaleRecords(.before(now.addingTimeInterval(50)))
             #expect(try await store.count("old", window: 1000, at: now.addingTimeInterval(100)) == 0)
             #expect(try await store.count("new", window: 1000, at: now.addingTimeInterval(100)) == 1)
             #expect(try await store.emailCodes(for: "a@example.com").isEmpty)

@@ -29,7 +29,7 @@ struct PasswordRoutes {
         let body = try await request.decodeJSON(PasswordSignInRequest.self, context: context)
         let client = context.client(request)
         let (user, email) = try await flow.signIn(email: body.email, password: body.password, deviceToken: body.deviceToken, client: client)
-        return try await SignIn(services: services).start(user, method: "password", client: client, deviceFor: email)
+        return try await SignIn(services: services).start(user, method: "password", client: client, deviceFor: email, presenting: body.deviceToken)
     }
 
     func reset(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
@@ -62,6 +62,7 @@ struct PasswordRoutes {
         try await services.throttle.release(ticket)
         try await services.store.setPasswordHash(try await flow.hashed(body.newPassword), userID: session.user.id, at: services.now())
         let revoked = try await services.store.revokeSessions(of: session.user.id, except: session.sessionID)
+        try await services.devices.endAll(of: session.user.id)
         await services.audit.record(
             .passwordChanged, user: session.user.id, method: "password", client: client, detail: "revoked \(revoked) other sessions")
         return Response(status: .noContent)

@@ -61,12 +61,13 @@ struct SignIn {
         return try await start(user, method: method, client: client, deviceFor: email)
     }
 
-    /// `deviceFor`: the address this sign-in proved, for which the device gets a device token.
-    func start(_ user: User, method: String, client: ClientInfo, deviceFor email: String? = nil) async throws -> Response {
+    /// `deviceFor`: the address this sign-in proved, for which the device gets a device token (`presenting`
+    /// its current one keeps it).
+    func start(_ user: User, method: String, client: ClientInfo, deviceFor email: String? = nil, presenting token: String? = nil) async throws -> Response {
         var response = try await services.audit.signIn(user: user.id, method: method, client: client) {
             try await services.sessions.start(user: user, method: method, client: client, profile: try await services.profile(user))
         }
-        if let email { response.deviceToken = try await services.devices.issue(for: email) }
+        if let email { response.deviceToken = try await services.devices.issue(for: email, presented: token) }
         return JSONResponse.make(response)
     }
 }

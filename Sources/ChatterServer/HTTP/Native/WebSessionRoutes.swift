@@ -25,8 +25,14 @@ struct WebSessionRoutes {
         router.get(RouterPath(NativePath.webSession + "/csrf")) { request, _ in try await csrf(request) }
     }
 
+    /// Hand-off links one account may ask for per 10 minutes: an app asks for one when it opens a web view.
+    static let handoffsPerWindow = 30
+
     func start(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (session, _) = try await authenticator.require(request)
+        guard try await services.store.hit("handoff:\(session.user.id.uuidString)", window: 600, at: services.now()) <= Self.handoffsPerWindow else {
+            throw APIError.tooMany("web_session", retryAfter: 600, "Too many sign-in links; try again in a few minutes.")
+        }
         let code = SessionToken.generate()
         try await services.store.storeHandoff(
             codeHash: code.hash, userID: session.user.id, expiresAt: services.now().addingTimeInterval(Self.handoffLifetime))

@@ -12,9 +12,14 @@ extension PostgresStore {
     }
 
     /// The cooldown is decided on the address's `email_code_sends` row: `ON CONFLICT … DO UPDATE … WHERE`
-    /// locks it, so of two requests at once the second sees the first's send and is refused.
-    public func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double) async throws -> Double? {
-        let stored = try await rows(
+    /// locks it, so of two requests at once the second sees the first's send and is refused. The cap on
+    /// live codes spans scopes, so sends to one address take turns on a transaction lock of its own first.
+    public func storeEmailCode(
+        _ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double, maximumLive: Int
+    ) async throws -> Double? {
+        let stored = try await transaction(keepsSessionCache: true) { [logger] db in
+            try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\("email-codes:" + email), 0))", logger: logger)
+            return try await db.query(
             """
             WITH gate AS (
                 INSERT INTO email_code_sends AS s (email, scope, sent_at) VALUES (\(email), \(scope), \(record.sentAt))
@@ -24,9 +29,12 @@ extension PostgresStore {
             )
             INSERT INTO email_codes (email, scope, code_hash, expires_at, attempts, sent_at)
             SELECT \(email), \(scope), \(record.codeHash.bytea), \(record.expiresAt), \(record.guesses), \(record.sentAt) FROM gate
+            WHERE (SELECT count(*) FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)) < \(min(maximumLive, Int(Int32.max)))
             RETURNING id
-            """)
-        guard stored.isEmpty else { return nil }
+            """, logger: logger
+            ).collect().count
+        }
+        guard stored == 0 else { return nil }
         // Refused: how long is left only shapes the message.
         let last = try await rows("SELECT sent_at FROM email_code_sends WHERE email = \(email) AND scope = \(scope)").first?
             .value("sent_at", as: Date.self)
@@ -55,12 +63,28 @@ extension PostgresStore {
         ).isEmpty
     }
 
-    public func storeDeviceToken(hash: [UInt8], email: String, at now: Date) async throws {
-        try await rows("INSERT INTO device_tokens (hash, email, created_at, last_used_at) VALUES (\(hash.bytea), \(email), \(now), \(now))")
+    /// One statement: its DELETE sees the table as it was, so it keeps the newest `keeping − 1` of the
+    /// tokens from before and never the one being inserted.
+    public func storeDeviceToken(hash: [UInt8], email: String, at now: Date, keeping: Int) async throws {
+        try await rows(
+            """
+            WITH added AS (INSERT INTO device_tokens (hash, email, created_at, last_used_at) VALUES (\(hash.bytea), \(email), \(now), \(now)))
+            DELETE FROM device_tokens WHERE email = \(email) AND hash NOT IN
+                (SELECT hash FROM device_tokens WHERE email = \(email) ORDER BY created_at DESC LIMIT \(max(0, keeping - 1)))
+            """)
     }
 
-    public func deviceTokenEmail(hash: [UInt8]) async throws -> String? {
-        try await rows("SELECT email FROM device_tokens WHERE hash = \(hash.bytea)").first?.value("email")
+    public func deviceTokenEmail(hash: [UInt8], issuedAfter: Date) async throws -> String? {
+        try await rows("SELECT email FROM device_tokens WHERE hash = \(hash.bytea) AND created_at > \(issuedAfter)").first?.value("email")
+    }
+
+    public func deleteDeviceTokens(userID: UUID) async throws -> Int {
+        try await rows(
+            """
+            DELETE FROM device_tokens WHERE email IN
+                (SELECT email FROM identities WHERE user_id = \(userID) AND email IS NOT NULL AND email_verified) RETURNING hash
+            """
+        ).count
     }
 
     public func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool {
@@ -91,14 +115,16 @@ extension PostgresStore {
         try await rows("UPDATE rate_limits SET count = count - 1 WHERE key = \(key) AND count > 0")
     }
 
-    public func purgeStaleRecords(before cutoff: Date) async throws {
+    public func purgeStaleRecords(_ cutoffs: StaleCutoffs) async throws {
         try await rows(
             """
-            WITH limits AS (DELETE FROM rate_limits WHERE window_start < \(cutoff)),
-                codes AS (DELETE FROM email_codes WHERE expires_at < \(cutoff)),
-                sends AS (DELETE FROM email_code_sends WHERE sent_at < \(cutoff)),
-                handoffs AS (DELETE FROM web_handoffs WHERE expires_at < \(cutoff))
-            DELETE FROM seen_notifications WHERE expires_at < \(cutoff)
+            WITH limits AS (DELETE FROM rate_limits WHERE window_start < \(cutoffs.counters)),
+                codes AS (DELETE FROM email_codes WHERE expires_at < \(cutoffs.counters)),
+                sends AS (DELETE FROM email_code_sends WHERE sent_at < \(cutoffs.counters)),
+                handoffs AS (DELETE FROM web_handoffs WHERE expires_at <= \(cutoffs.now)),
+                devices AS (DELETE FROM device_tokens WHERE created_at <= \(cutoffs.deviceTokens)),
+                audit AS (DELETE FROM audit_events WHERE at < \(cutoffs.audit ?? .distantPast))
+            DELETE FROM seen_notifications WHERE expires_at < \(cutoffs.counters)
             """)
     }
 

@@ -83,6 +83,7 @@ extension PostgresStore {
                 codes AS (DELETE FROM email_codes WHERE email IN (SELECT email FROM addresses)),
                 sends AS (DELETE FROM email_code_sends WHERE email IN (SELECT email FROM addresses)),
                 devices AS (DELETE FROM device_tokens WHERE email IN (SELECT email FROM addresses)),
+                counters AS (DELETE FROM rate_limits WHERE key = ANY(\(RateLimitKeys.naming(id)))),
                 posts AS (DELETE FROM chatts WHERE user_id = \(id) RETURNING 1),
                 stamp AS (UPDATE timeline_version SET n = n + 1 WHERE EXISTS (SELECT 1 FROM posts))
             DELETE FROM users WHERE id = \(id)

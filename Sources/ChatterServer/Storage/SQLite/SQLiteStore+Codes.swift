@@ -13,16 +13,19 @@ extension SQLiteStore {
         }
     }
 
-    public func storeEmailCode(_ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double) async throws -> Double? {
+    public func storeEmailCode(
+        _ record: EmailCodeRecord, for email: String, scope: String, cooldown: Double, maximumLive: Int
+    ) async throws -> Double? {
         let stored = try await write(
             """
             INSERT INTO email_codes (email, scope, code_hash, expires_at, attempts, sent_at)
             SELECT ?1, ?2, ?3, ?4, ?5, ?6
             WHERE NOT EXISTS (SELECT 1 FROM email_codes WHERE email = ?1 AND scope = ?2 AND sent_at > ?6 - ?7)
+                AND (SELECT count(*) FROM email_codes WHERE email = ?1 AND expires_at > ?6) < ?8
             RETURNING id
             """,
             [.text(email), .text(scope), .bytes(record.codeHash), .time(record.expiresAt), .integer(record.guesses), .time(record.sentAt),
-             .float(cooldown)],
+             .float(cooldown), .integer(min(maximumLive, Int(Int32.max)))],
             keepsSessionCache: true)
         guard stored.isEmpty else { return nil }
         // Refused: how long is left only shapes the message.
@@ -49,14 +52,32 @@ extension SQLiteStore {
         }
     }
 
-    public func storeDeviceToken(hash: [UInt8], email: String, at now: Date) async throws {
-        _ = try await write(
-            "INSERT INTO device_tokens (hash, email, created_at, last_used_at) VALUES (?, ?, ?, ?)",
-            [.bytes(hash), .text(email), .time(now), .time(now)], keepsSessionCache: true)
+    public func storeDeviceToken(hash: [UInt8], email: String, at now: Date, keeping: Int) async throws {
+        try await transaction(keepsSessionCache: true) { db in
+            _ = try await db.query(
+                "INSERT INTO device_tokens (hash, email, created_at, last_used_at) VALUES (?, ?, ?, ?)",
+                [.bytes(hash), .text(email), .time(now), .time(now)])
+            _ = try await db.query(
+                """
+                DELETE FROM device_tokens WHERE email = ?1 AND hash NOT IN
+                    (SELECT hash FROM device_tokens WHERE email = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2)
+                """, [.text(email), .integer(keeping)])
+        }
     }
 
-    public func deviceTokenEmail(hash: [UInt8]) async throws -> String? {
-        try await reader.query("SELECT email FROM device_tokens WHERE hash = ?", [.bytes(hash)]).first?.column("email")?.string
+    public func deviceTokenEmail(hash: [UInt8], issuedAfter: Date) async throws -> String? {
+        try await reader.query(
+            "SELECT email FROM device_tokens WHERE hash = ? AND created_at > ?", [.bytes(hash), .time(issuedAfter)]
+        ).first?.column("email")?.string
+    }
+
+    public func deleteDeviceTokens(userID: UUID) async throws -> Int {
+        try await write(
+            """
+            DELETE FROM device_tokens WHERE email IN
+                (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1) RETURNING hash
+            """, [.uuid(userID)], keepsSessionCache: true
+        ).count
     }
 
     public func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool {
@@ -88,12 +109,14 @@ extension SQLiteStore {
         _ = try await write("UPDATE rate_limits SET count = count - 1 WHERE key = ? AND count > 0", [.text(key)], keepsSessionCache: true)
     }
 
-    public func purgeStaleRecords(before cutoff: Date) async throws {
+    public func purgeStaleRecords(_ cutoffs: StaleCutoffs) async throws {
         try await transaction(keepsSessionCache: true) { db in
-            _ = try await db.query("DELETE FROM rate_limits WHERE window_start < ?", [.time(cutoff)])
-            _ = try await db.query("DELETE FROM email_codes WHERE expires_at < ?", [.time(cutoff)])
-            _ = try await db.query("DELETE FROM web_handoffs WHERE expires_at < ?", [.time(cutoff)])
-            _ = try await db.query("DELETE FROM seen_notifications WHERE expires_at < ?", [.time(cutoff)])
+            _ = try await db.query("DELETE FROM rate_limits WHERE window_start < ?", [.time(cutoffs.counters)])
+            _ = try await db.query("DELETE FROM email_codes WHERE expires_at < ?", [.time(cutoffs.counters)])
+            _ = try await db.query("DELETE FROM web_handoffs WHERE expires_at <= ?", [.time(cutoffs.now)])
+            _ = try await db.query("DELETE FROM seen_notifications WHERE expires_at < ?", [.time(cutoffs.counters)])
+            _ = try await db.query("DELETE FROM device_tokens WHERE created_at <= ?", [.time(cutoffs.deviceTokens)])
+            if let audit = cutoffs.audit { _ = try await db.query("DELETE FROM audit_events WHERE at < ?", [.time(audit)]) }
         }
     }
 

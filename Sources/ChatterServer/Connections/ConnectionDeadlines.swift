@@ -23,7 +23,11 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     let limits: ConnectionLimits
     let secure: Bool
     let logger: Logger
+    /// One timer per connection, rescheduled only when it fires early: arming a deadline on every request
+    /// is then a clock read, not a timer (the cheapest answers are served at tens of thousands a second).
     private var timer: Scheduled<Void>?
+    private var timerFiresAt: NIODeadline?
+    private var deadline: NIODeadline?
     private var waiting: Wait?
     private var receiving = false
 
@@ -73,37 +77,69 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        disarm()
+        stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+        stop()
     }
 
-    private func arm(_ wait: Wait, _ context: ChannelHandlerContext) {
-        disarm()
-        waiting = wait
-        let seconds = switch wait {
+    /// The connection is gone: its timer with it.
+    private func stop() {
+        deadline = nil
+        timer?.cancel()
+        timer = nil
+        timerFiresAt = nil
+    }
+
+    private func seconds(_ wait: Wait) -> Double {
+        switch wait {
         case .handshake: limits.tlsHandshakeTimeout
         case .head: limits.headTimeout
         case .body: limits.bodyTimeout
         case .idle: limits.idleTimeout
         }
+    }
+
+    private func arm(_ wait: Wait, _ context: ChannelHandlerContext) {
+        waiting = wait
+        let due = NIODeadline.now() + .nanoseconds(Int64(seconds(wait) * 1e9))
+        deadline = due
+        // A timer already due no later than this deadline will find it and wait on; only an earlier one needs a timer.
+        if let firesAt = timerFiresAt, firesAt <= due { return }
+        schedule(at: due, context)
+    }
+
+    private func schedule(at due: NIODeadline, _ context: ChannelHandlerContext) {
+        timer?.cancel()
+        timerFiresAt = due
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+        timer = context.eventLoop.scheduleTask(deadline: due) {
             let (handler, context) = loopBound.value
-            handler.expired(wait, seconds, context)
+            handler.fired(context)
         }
     }
 
     private func disarm() {
-        timer?.cancel()
+        deadline = nil
+    }
+
+    /// The timer fired: the connection missed its deadline, or the deadline moved on (wait for it), or
+    /// there is none (the timer ends).
+    private func fired(_ context: ChannelHandlerContext) {
         timer = nil
+        timerFiresAt = nil
+        guard let deadline, let wait = waiting else { return }
+        if NIODeadline.now() < deadline {
+            schedule(at: deadline, context)
+            return
+        }
+        expired(wait, seconds(wait), context)
     }
 
     private func expired(_ wait: Wait, _ seconds: Double, _ context: ChannelHandlerContext) {
-        timer = nil
+        deadline = nil
         ChatterMetrics.connectionClosed(wait.rawValue)
         // An idle kept-alive connection ending is routine; the others are what a slow or stalled client does.
         logger.log(

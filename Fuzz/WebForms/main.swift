@@ -46,9 +46,10 @@ func decode(_ action: FormAction, _ text: String) {
 /// template is the fuzzer's text.
 struct Everything: MustacheParent, MustacheCustomRenderable {
     let value: String
+    /// True renders the inverted sections (`{{^…}}`) instead of the others.
+    var isNull = false
     func child(named: String) -> Any? { self }
     var renderText: String { value }
-    var isNull: Bool { false }
 }
 
 let pages = WebPages(policy: WebPolicy())
@@ -59,7 +60,7 @@ func markup(_ html: String) -> [Unicode.Scalar: Int] {
     html.unicodeScalars.reduce(into: [:]) { counts, scalar in if "<>\"'".unicodeScalars.contains(scalar) { counts[scalar, default: 0] += 1 } }
 }
 
-let plain = templates.map { markup(library.render(Everything(value: "x"), withTemplate: $0) ?? "") }
+let plain = [false, true].map { inverted in templates.map { markup(library.render(Everything(value: "x", isNull: inverted), withTemplate: $0) ?? "") } }
 
 /// The text a `LIKE … ESCAPE '\'` pattern made by `AdminSearch` matches; nil when it holds an unescaped
 /// wildcard between its enclosing `%`s, which would let a search match more than its text.
@@ -93,9 +94,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     decode(action, text)
 
     // One template per input (the selector picks it too), so an input costs one render, not twelve.
-    let value = String(decoding: input, as: UTF8.self), index = Int(selector) % templates.count
-    let rendered = library.render(Everything(value: value), withTemplate: templates[index]) ?? ""
-    invariant(markup(rendered) == plain[index], "\(templates[index]) rendered \(value.debugDescription) with markup of its own")
+    let value = String(decoding: input, as: UTF8.self), index = Int(selector) % templates.count, inverted = selector & 0x40 != 0
+    let rendered = library.render(Everything(value: value, isNull: inverted), withTemplate: templates[index]) ?? ""
+    invariant(markup(rendered) == plain[inverted ? 1 : 0][index], "\(templates[index]) rendered \(value.debugDescription) with markup of its own")
 
     if let pending = AuthPages.Pending(cookie: String(decoding: input, as: UTF8.self)) {
         invariant(EmailAddress.normalize(pending.email) == pending.email, "a pending address \(pending.email.debugDescription) is not normalized")

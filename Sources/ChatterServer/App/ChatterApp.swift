@@ -66,7 +66,8 @@ public enum ChatterApp {
         // Added first, so they stop last: the pool outlives every request and the store's own service.
         app.addServices(services.store.services)
         if let metrics, let bind = configuration.metricsBind.flatMap(ServerConfiguration.hostAndPort) {
-            app.addServices(metricsListener(metrics, host: bind.host, port: bind.port, token: configuration.metricsToken, logger: logger))
+            app.addServices(metricsListener(
+                metrics, host: bind.host, port: bind.port, token: configuration.metricsToken, limits: configuration.connections, logger: logger))
         }
         app.addServices(StoreService(
             store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes,
@@ -79,14 +80,18 @@ extension ChatterApp {
     /// `--metrics-bind`: `/metrics` alone, on a listener of its own (plain HTTP: an address the operator keeps
     /// private), to whoever reaches it, or to bearers of `--metrics-token` when one is set.
     static func metricsListener(
-        _ registry: PrometheusCollectorRegistry, host: String, port: Int, token: String?,
+        _ registry: PrometheusCollectorRegistry, host: String, port: Int, token: String?, limits: ConnectionLimits = ConnectionLimits(),
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router(context: ChatterRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         MetricsEndpoint(registry: registry, access: token.map { .token($0) } ?? .anyone).register(on: router)
+        // The same deadlines as the main listener, and a cap of its own: a scraper needs a connection or two.
         return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "chatterd-metrics"),
+            router: router, server: limits.http1(secure: false, logger: logger),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "chatterd-metrics",
+                availableConnectionsDelegate: ConnectionCap(maximum: 16, logger: logger)),
             onServerRunning: onServerRunning, logger: logger)
     }
 }

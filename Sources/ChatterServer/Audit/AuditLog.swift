@@ -32,10 +32,12 @@ public struct AuditLog: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
 
-    /// A refused sign-in costs its sender one request and chatterd one row. Each client network's
-    /// refusals are recorded up to this many per `refusalWindow`; past it they are only counted
-    /// (`chatterd_sign_ins_total`, `chatterd_audit_refusals_dropped_total`), so a flood adds a bounded
-    /// number of rows however long it lasts.
+    /// A refused sign-in that names no account (a refused ID token, a wrong code) costs its sender one
+    /// request and chatterd one row. Each client network's such refusals are recorded up to this many per
+    /// `refusalWindow`; past it they are only counted (`chatterd_sign_ins_total`,
+    /// `chatterd_audit_refusals_dropped_total`), so a flood adds a bounded number of rows however long it
+    /// lasts. A refusal that names an account (a wrong password, a disabled account) is always recorded:
+    /// the account's own limits bound those, and its owner and operators need every one.
     static let refusalsPerNetwork = 30
     static let refusalWindow: Double = 600
 
@@ -46,7 +48,7 @@ public struct AuditLog: Sendable {
         if event == .signIn { ChatterMetrics.signIn(method: method ?? "unknown", outcome: "ok") }
         if event == .signInFailed {
             ChatterMetrics.signIn(method: method ?? "unknown", outcome: detail ?? "refused")
-            guard await withinRefusalBudget(client) else { return }
+            if user == nil { guard await withinRefusalBudget(client) else { return } }
         }
         do {
             try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method, client: client, detail: detail, actor: actor))

@@ -6,9 +6,15 @@ import NIOHTTPTypes
 import NIOTLS
 
 /// Closes a connection that misses a deadline of `ConnectionLimits`: the TLS handshake, the first request's
-/// head, a request's body, or the next request on a kept-alive connection. It sits after the HTTP decoder,
-/// so it sees requests as their parts arrive; a client sending a header a byte at a time never completes a
-/// head, and the deadline that was armed when the connection started waiting closes it.
+/// head, a request's body, an answer the client does not take, or the next request on a kept-alive
+/// connection. It sits after the HTTP decoder, so it sees requests as their parts arrive; a client sending
+/// a header a byte at a time never completes a head, and the deadline that was armed when the connection
+/// started waiting closes it.
+///
+/// At every moment exactly one deadline applies, except while chatterd itself works on a request (read
+/// whole, its answer not begun): its own work has none. Requests read and answers written are counted, so
+/// an answer sent before its request's body arrived (a 401 or 404 needs no body), or pipelined requests,
+/// leave no moment without a deadline.
 final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -17,7 +23,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// What the connection is waiting for, and so which deadline applies.
     enum Wait: String {
-        case handshake = "tls_handshake", head, body, idle
+        case handshake = "tls_handshake", head, body, answer, idle
     }
 
     let limits: ConnectionLimits
@@ -29,7 +35,12 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     private var timerFiresAt: NIODeadline?
     private var deadline: NIODeadline?
     private var waiting: Wait?
+    /// A request's head is in and its end is not.
     private var receiving = false
+    /// Requests read whole, and answers written whole.
+    private var requestsRead = 0, answersWritten = 0
+    /// When the connection began: a TLS connection's first head is due `headTimeout` after it, handshake included.
+    private var startedAt = NIODeadline.now()
 
     init(limits: ConnectionLimits, secure: Bool, logger: Logger) {
         self.limits = limits
@@ -48,11 +59,14 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func start(_ context: ChannelHandlerContext) {
         guard waiting == nil else { return }
+        startedAt = .now()
         arm(secure ? .handshake : .head, context)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if waiting == .handshake, case .handshakeCompleted = event as? TLSUserEvent { arm(.head, context) }
+        if waiting == .handshake, case .handshakeCompleted = event as? TLSUserEvent {
+            arm(.head, context, due: startedAt + Self.duration(limits.headTimeout))
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -64,16 +78,37 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             break
         case .end:
-            // The request is in: the server's own work has no deadline here.
             receiving = false
-            disarm()
+            requestsRead += 1
+            settle(context)
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), !receiving { arm(.idle, context) }
+        switch unwrapOutboundIn(data) {
+        case .head:
+            // Taking the answer is the client's part: one that stops reading is closed like one that stops sending.
+            if !receiving { arm(.answer, context) }
+        case .body:
+            break
+        case .end:
+            answersWritten += 1
+            settle(context)
+        }
         context.write(data, promise: promise)
+    }
+
+    /// Between parts: still receiving a body (its deadline goes on), every request answered (idle until
+    /// the next), or a request read and not yet answered (chatterd's own work: no deadline).
+    private func settle(_ context: ChannelHandlerContext) {
+        if receiving {
+            if waiting != .body { arm(.body, context) }
+        } else if answersWritten >= requestsRead {
+            arm(.idle, context)
+        } else {
+            disarm()
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -95,16 +130,18 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func seconds(_ wait: Wait) -> Double {
         switch wait {
-        case .handshake: limits.tlsHandshakeTimeout
+        case .handshake: min(limits.tlsHandshakeTimeout, limits.headTimeout)
         case .head: limits.headTimeout
-        case .body: limits.bodyTimeout
+        case .body, .answer: limits.bodyTimeout
         case .idle: limits.idleTimeout
         }
     }
 
-    private func arm(_ wait: Wait, _ context: ChannelHandlerContext) {
+    static func duration(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
+
+    private func arm(_ wait: Wait, _ context: ChannelHandlerContext, due given: NIODeadline? = nil) {
         waiting = wait
-        let due = NIODeadline.now() + .nanoseconds(Int64(seconds(wait) * 1e9))
+        let due = given ?? NIODeadline.now() + Self.duration(seconds(wait))
         deadline = due
         // A timer already due no later than this deadline will find it and wait on; only an earlier one needs a timer.
         if let firesAt = timerFiresAt, firesAt <= due { return }
@@ -161,9 +198,13 @@ struct ConnectionCap: AvailableConnectionsDelegate {
         self.logger = logger
     }
 
+    /// The cap was reached and not yet left well below: logged once per stay at the top, not per connection.
+    private var atCap = false
+
     mutating func connectionOpened() {
         open += 1
-        if open == maximum {
+        if open == maximum, !atCap {
+            atCap = true
             ChatterMetrics.connectionCapReached()
             logger.notice("connection cap reached: new connections wait until one closes", metadata: ["connections": "\(open)"])
         }
@@ -171,6 +212,10 @@ struct ConnectionCap: AvailableConnectionsDelegate {
 
     mutating func connectionClosed() {
         open -= 1
+        if atCap, open <= maximum * 3 / 4 {
+            atCap = false
+            logger.notice("connections well below the cap again", metadata: ["connections": "\(open)"])
+        }
     }
 
     func isAcceptingNewConnections() -> Bool { open < maximum }

@@ -15,10 +15,16 @@ extension TokenRejected {
 
 extension ChatterRequestContext {
     /// The caller as the audit log and session list record it: the User-Agent cleaned (`DisplayText`), since
-    /// the session lists show it to the account's owner and to operators.
+    /// the session lists show it to the account's owner and to operators, and at most 256 Unicode scalars.
     func client(_ request: Request) -> ClientInfo {
         ClientInfo(
-            ip: clientIP, userAgent: request.headers[.userAgent].map { String(DisplayText.clean(String($0.prefix(512))).prefix(256)) },
+            ip: clientIP, userAgent: request.headers[.userAgent].map { Self.label(DisplayText.clean(String($0.unicodeScalars.prefix(512)))) },
             network: clientNetwork)
+    }
+
+    static func label(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.prefix(256))
+        return String(scalars)
     }
 }

@@ -8,10 +8,13 @@ import Synchronization
 /// bcrypt, run on its own thread pool so hashing never blocks an event loop or the database's threads,
 /// with a bounded queue in two lanes: past its bound, a sign-in is told to retry instead of piling up.
 ///
-/// Work for strangers (a password sign-in from a client no device token vouches for) may fill only
-/// `strangerShare` of the queue, and every other hash (a recognised device, a signed-in password change,
-/// a sign-up or reset whose address an emailed code proved) goes before any stranger's that waits. So a
-/// flood of guesses from many addresses cannot make the owner's device wait behind it, or fail.
+/// Work for strangers (a password sign-in from a client no device token vouches for) waits in a lane of
+/// its own, at most `strangerShare` of `maximumQueued` long, and every other hash (a recognised device, a
+/// signed-in password change, a sign-up or reset whose address an emailed code proved) goes before any
+/// stranger's that waits. So a flood of guesses from many addresses cannot make the owner's device wait
+/// behind it, or fail. One account holds at most `perOwner` places in the recognised lane; more of its
+/// hashes wait as strangers', so an account holder who floods with its own device token or session
+/// cannot take the lane from everyone else.
 public final class PasswordHasher: Sendable {
     /// Whose work a hash is.
     public enum Lane: Sendable {
@@ -38,6 +41,8 @@ public final class PasswordHasher: Sendable {
     let strangerLimit: Int
     /// Hashes running on the pool, at most one per thread, so waiting ones can still be reordered.
     let slots: Int
+    /// Places one account may hold in the recognised lane (waiting or running).
+    static let perOwner = 2
     private let scheduler = Mutex(Scheduler())
     /// Verified against when an account does not exist, so that "no such user" costs what "wrong password" costs.
     let decoy: String
@@ -69,15 +74,16 @@ public final class PasswordHasher: Sendable {
     }
 
     /// Verifies against `hash`, or against the decoy when there is no account, taking the same time.
-    public func verify(_ password: String, against hash: String?, lane: Lane = .recognised) async throws -> Bool {
+    /// `owner` names the account a recognised hash is for (its share of the lane).
+    public func verify(_ password: String, against hash: String?, lane: Lane = .recognised, owner: String? = nil) async throws -> Bool {
         let target = hash ?? decoy
-        let matches = try await run(lane) { Bcrypt.verify(Self.prehash(password), hash: target) }
+        let matches = try await run(lane, owner: owner) { Bcrypt.verify(Self.prehash(password), hash: target) }
         return matches && hash != nil
     }
 
     /// Runs `work` on a hashing thread: at once when one is free, else after every waiting hash of a
     /// recognised client and then in order; refused (`Busy`) when its lane's share of the queue is full.
-    private func run<T: Sendable>(_ lane: Lane, _ work: @escaping @Sendable () -> T) async throws -> T {
+    private func run<T: Sendable>(_ lane: Lane, owner: String? = nil, _ work: @escaping @Sendable () -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let queuedAt = ContinuousClock.now
             let job = Job(
@@ -86,12 +92,12 @@ public final class PasswordHasher: Sendable {
                     HashingPriority.lowerCurrentThread()
                     continuation.resume(returning: work())
                 },
-                cancel: { continuation.resume(throwing: Busy()) })
-            let decision = scheduler.withLock { $0.admit(job, lane, slots: slots, limit: lane == .stranger ? strangerLimit : maximumQueued) }
+                cancel: { continuation.resume(throwing: Busy()) }, owner: lane == .recognised ? owner : nil)
+            let decision = scheduler.withLock { $0.admit(job, lane, slots: slots, limits: (recognised: maximumQueued, strangers: strangerLimit)) }
             switch decision {
-            case .start(let depth):
+            case .start(let admitted, let depth):
                 ChatterMetrics.hashingQueue(depth: depth)
-                start(job)
+                start(admitted)
             case .wait(let depth):
                 ChatterMetrics.hashingQueue(depth: depth)
             case .refuse:
@@ -105,7 +111,7 @@ public final class PasswordHasher: Sendable {
     private func start(_ job: Job) {
         pool.submit { [self] state in
             if case .active = state { job.run() } else { job.cancel() }
-            let (next, depth) = scheduler.withLock { $0.finished() }
+            let (next, depth) = scheduler.withLock { $0.finished(job) }
             ChatterMetrics.hashingQueue(depth: depth)
             if let next { start(next) }
         }
@@ -114,6 +120,8 @@ public final class PasswordHasher: Sendable {
     struct Job: Sendable {
         let run: @Sendable () -> Void
         let cancel: @Sendable () -> Void
+        /// The account whose recognised place this job holds, if it holds one.
+        var owner: String?
     }
 
     /// Which hashes run and which wait, in two first-in-first-out lanes.
@@ -121,30 +129,49 @@ public final class PasswordHasher: Sendable {
         var running = 0
         var recognised: [Job] = [], recognisedHead = 0
         var strangers: [Job] = [], strangersHead = 0
+        /// Recognised places each account holds, waiting or running.
+        var held: [String: Int] = [:]
 
-        enum Decision { case start(depth: Int), wait(depth: Int), refuse }
+        /// `start` carries the job as admitted (an account past its share no longer holds a place).
+        enum Decision { case start(Job, depth: Int), wait(depth: Int), refuse }
 
         var waiting: (recognised: Int, strangers: Int) { (recognised.count - recognisedHead, strangers.count - strangersHead) }
         var depth: Int { running + waiting.recognised + waiting.strangers }
 
-        mutating func admit(_ job: Job, _ lane: Lane, slots: Int, limit: Int) -> Decision {
+        mutating func admit(_ job: Job, _ lane: Lane, slots: Int, limits: (recognised: Int, strangers: Int)) -> Decision {
+            var job = job, lane = lane
+            if let owner = job.owner {
+                // Past its share, an account's work waits as a stranger's.
+                if held[owner, default: 0] >= PasswordHasher.perOwner {
+                    job.owner = nil
+                    lane = .stranger
+                }
+            }
+            let decision: Decision
             if running < slots, waiting == (0, 0) {
                 running += 1
-                return .start(depth: depth)
+                decision = .start(job, depth: depth)
+            } else {
+                switch lane {
+                case .recognised:
+                    guard waiting.recognised < limits.recognised else { return .refuse }
+                    recognised.append(job)
+                case .stranger:
+                    guard waiting.strangers < limits.strangers else { return .refuse }
+                    strangers.append(job)
+                }
+                decision = .wait(depth: depth)
             }
-            switch lane {
-            case .recognised:
-                guard waiting.recognised < limit else { return .refuse }
-                recognised.append(job)
-            case .stranger:
-                guard waiting.strangers < limit else { return .refuse }
-                strangers.append(job)
-            }
-            return .wait(depth: depth)
+            if let owner = job.owner { held[owner, default: 0] += 1 }
+            return decision
         }
 
-        /// A running job ended: the job to start in its place, if any waits.
-        mutating func finished() -> (Job?, depth: Int) {
+        /// `job` ended: the job to start in its place, if any waits.
+        mutating func finished(_ job: Job) -> (Job?, depth: Int) {
+            if let owner = job.owner {
+                let left = held[owner, default: 1] - 1
+                held[owner] = left > 0 ? left : nil
+            }
             if let job = Self.pop(&recognised, &recognisedHead) ?? Self.pop(&strangers, &strangersHead) { return (job, depth) }
             running -= 1
             return (nil, depth)

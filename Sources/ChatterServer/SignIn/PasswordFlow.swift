@@ -38,7 +38,7 @@ struct PasswordFlow {
         guard password.utf8.count <= services.rules.maximumBytes else { throw Self.wrongCredentials }
         let user = try await services.store.user(for: .email(email))
         let stored = try await user.asyncMap { try await services.store.passwordHash(userID: $0.id) } ?? nil
-        let matches = try await checked(password, against: stored, ticket, lane: device == nil ? .stranger : .recognised)
+        let matches = try await checked(password, against: stored, ticket, lane: device == nil ? .stranger : .recognised, owner: "email:\(email)")
         guard matches, let user else {
             await services.audit.record(.signInFailed, user: stored == nil ? nil : user?.id, method: "password", client: client)
             throw Self.wrongCredentials
@@ -96,10 +96,10 @@ struct PasswordFlow {
     /// busy), the attempt is handed back, since no guess was evaluated: a refusal for capacity never
     /// counts against the account.
     func checked(
-        _ password: String, against hash: String?, _ ticket: SignInThrottle.Ticket, lane: PasswordHasher.Lane = .recognised
+        _ password: String, against hash: String?, _ ticket: SignInThrottle.Ticket, lane: PasswordHasher.Lane = .recognised, owner: String? = nil
     ) async throws -> Bool {
         do {
-            return try await services.hasher.verify(password, against: hash, lane: lane)
+            return try await services.hasher.verify(password, against: hash, lane: lane, owner: owner)
         } catch {
             try? await services.throttle.release(ticket)
             throw error is PasswordHasher.Busy ? Self.busy : error

@@ -49,15 +49,18 @@ import Testing
         }
     }
 
+    /// Short enough for a test, long enough that a loaded machine still answers a whole request within it.
+    static let deadline: Double = 3
+
     func port(_ h: Harness) throws -> Int {
         try #require(URL(string: h.client.baseURL)?.port)
     }
 
     @Test func aHalfSentHeadAStalledBodyAndAnIdleConnectionAreClosedAtTheirDeadlines() async throws {
         try await Harness.run(configure: {
-            $0.connections.headTimeout = 1
-            $0.connections.bodyTimeout = 1
-            $0.connections.idleTimeout = 1
+            $0.connections.headTimeout = Self.deadline
+            $0.connections.bodyTimeout = Self.deadline
+            $0.connections.idleTimeout = Self.deadline
         }) { h async throws in
             let port = try port(h)
             let slowloris = try RawConnection(port: port)
@@ -69,16 +72,47 @@ import Testing
             let answer = try #require(await kept.read(within: 5))
             #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "a whole request is answered")
             for (name, connection) in [("half-sent head", slowloris), ("stalled body", stalled), ("idle after an answer", kept)] {
-                // The deadline is 1 s; 10 s is only how long this test waits for it.
-                var closed = false
-                for _ in 0..<10 {
-                    guard let bytes = await connection.read(within: 1) else { continue }
-                    if bytes.isEmpty { closed = true; break }
-                }
-                #expect(closed, "\(name): chatterd closed it")
+                #expect(await Self.closed(connection), "\(name): chatterd closed it")
             }
             #expect(try await h.get("/health").status == .ok)
         }
+    }
+
+    /// Found in review: an answer sent before its request's body (a 404 needs none), then the last byte of
+    /// the body, left the connection with no deadline at all; so did pipelined requests' bookkeeping.
+    @Test func anEarlyAnswerAndPipelinedRequestsLeaveNoMomentWithoutADeadline() async throws {
+        try await Harness.run(configure: {
+            $0.connections.headTimeout = Self.deadline
+            $0.connections.bodyTimeout = Self.deadline
+            $0.connections.idleTimeout = Self.deadline
+        }) { h async throws in
+            let port = try port(h)
+            let early = try RawConnection(port: port)
+            early.send("POST /no-such-route HTTP/1.1\r\nHost: chatterd\r\nContent-Length: 1\r\n\r\n")
+            let answer = try #require(await early.read(within: 5))
+            #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 404"))
+            early.send("x")
+            #expect(await Self.closed(early), "closed after the late body, at the idle deadline")
+
+            let pipelined = try RawConnection(port: port)
+            pipelined.send("GET /health HTTP/1.1\r\nHost: chatterd\r\n\r\nGET /health HTTP/1.1\r\nHost: chatterd\r\n\r\n")
+            var text = ""
+            for _ in 0..<10 where text.components(separatedBy: "HTTP/1.1 200").count < 3 {
+                guard let bytes = await pipelined.read(within: 5), !bytes.isEmpty else { break }
+                text += String(decoding: bytes, as: UTF8.self)
+            }
+            #expect(text.components(separatedBy: "HTTP/1.1 200").count == 3, "both pipelined requests are answered")
+            #expect(await Self.closed(pipelined), "then the connection idles out")
+        }
+    }
+
+    /// Whether chatterd closes `connection` within 15 s (its deadlines in these tests are `deadline`).
+    static func closed(_ connection: RawConnection) async -> Bool {
+        for _ in 0..<15 {
+            guard let bytes = await connection.read(within: 1) else { continue }
+            if bytes.isEmpty { return true }
+        }
+        return false
     }
 
     @Test func pastTheCapNewConnectionsWaitUntilOneCloses() async throws {
@@ -110,6 +144,8 @@ import Testing
                 try config.validate()
             }
         }
-        #expect(DescriptorLimit.raise().after >= DescriptorLimit.raise().before)
+        // Raised to the hard limit: raising again changes nothing.
+        let raised = DescriptorLimit.raise()
+        #expect(DescriptorLimit.raise() == (raised.after, raised.after))
     }
 }

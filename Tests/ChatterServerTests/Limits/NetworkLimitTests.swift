@@ -122,6 +122,41 @@ import Testing
     }
 }
 
+extension NetworkLimitTests {
+    /// Found in review: an account holder with its own device token could fill the recognised lane with
+    /// correct sign-ins (which use up no limit). One account holds at most two places; the rest of its
+    /// work waits as strangers' does.
+    @Test func oneAccountCannotTakeTheRecognisedLaneFromOthers() async throws {
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        defer { pool.shutdownGracefully { _ in } }
+        let hasher = PasswordHasher(cost: 11, maximumQueued: 8, pool: pool, threads: 1)
+        let target = try await hasher.hash("x")
+        let order = OrderLog()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    do {
+                        _ = try await hasher.verify("x", against: target, lane: .recognised, owner: "email:mallory@example.com")
+                        await order.append("mallory \(index)")
+                    } catch is PasswordHasher.Busy {
+                        await order.append("busy")
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            group.addTask {
+                _ = try await hasher.verify("x", against: target, lane: .recognised, owner: "email:ada@example.com")
+                await order.append("ada")
+            }
+            try await group.waitForAll()
+        }
+        let done = await order.entries.filter { $0 != "busy" }
+        let position = try #require(done.firstIndex(of: "ada"))
+        #expect(position <= 3, "ada waited only for mallory's two places (and what ran): \(done)")
+    }
+}
+
 actor OrderLog {
     var entries: [String] = []
     func append(_ entry: String) { entries.append(entry) }

@@ -89,3 +89,24 @@ import Testing
         }
     }
 }
+
+extension UnauthenticatedWriteTests {
+    /// Found in review: once junk tokens used up the network's budget, password guesses at a real account
+    /// went unrecorded. Refusals that name an account are never dropped.
+    @Test func guessesAtARealAccountAreRecordedWhateverTheBudget() async throws {
+        try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
+            let owner = try await h.passwordSignUp("ada@example.com", password: "correct horse battery staple")
+            let userID = try #require(UUID(uuidString: owner.user.id))
+            let body = #"{"idToken":"not.a.token","clientID":"\#(TestIssuer.clientID)"}"#
+            _ = try await h.parallel(AuditLog.refusalsPerNetwork + 5) { _ in
+                try await h.post(NativePath.google, json: body, headers: [xff: "203.0.113.5"])
+            }
+            for index in 0..<3 {
+                let guess = String(decoding: try JSONEncoder().encode(PasswordSignInRequest(email: "ada@example.com", password: "guess \(index)")), as: UTF8.self)
+                #expect(try await h.post(NativePath.passwordSignIn, json: guess, headers: [xff: "203.0.113.5"]).status == .unauthorized)
+            }
+            let recorded = try await h.store.auditEvents(AuditFilter(userID: userID, events: ["sign_in_failed"]))
+            #expect(recorded.count == 3)
+        }
+    }
+}

@@ -44,14 +44,18 @@ import Testing
         #expect(DisplayText.clean("  Ada\u{0}\u{1B}[31m\n\tLovelace  ") == "Ada [31m Lovelace")
         #expect(DisplayText.clean("👩\u{200D}💻 Zoë") == "👩\u{200D}💻 Zoë", "joiners and marks inside a label stay")
         #expect(DisplayText.clean("\u{2028}\u{2029}") == "")
+        let stacked = "Z" + String(repeating: "\u{301}", count: 5_000) + "oë"
+        #expect(DisplayText.clean(stacked).unicodeScalars.count == 1 + DisplayText.marksPerBase + 2, "stacked marks are cut to a few per base")
     }
 
-    /// Every name a template asks for answers `value`, and every section renders once.
+    /// Every name a template asks for answers `value`. `isNull` decides which sections render: false
+    /// renders every `{{#…}}`, true every `{{^…}}` (the Revoke and End-session buttons are in inverted
+    /// sections), so the two passes together reach every tag.
     struct Everything: MustacheParent, MustacheCustomRenderable {
         let value: String
+        var isNull = false
         func child(named: String) -> Any? { self }
         var renderText: String { value }
-    var isNull: Bool { false }
     }
 
     /// What HTML gives meaning to, counted: values cannot add any (each is escaped), so a page rendered with
@@ -64,11 +68,13 @@ import Testing
         let pages = WebPages(policy: WebPolicy())
         #expect(pages.templateNames.count >= 12 && pages.templateNames.contains("admin-user"))
         for name in pages.templateNames where name != "layout" {
-            let plain = Self.markup(try #require(pages.library.render(Everything(value: "x"), withTemplate: name)))
-            #expect(plain["<", default: 0] > 20, "\(name) renders inside the layout")
-            for value in Self.adversarial {
-                let html = try #require(pages.library.render(Everything(value: value), withTemplate: name))
-                #expect(Self.markup(html) == plain, "\(name) with \(value.prefix(40).debugDescription)")
+            for inverted in [false, true] {
+                let plain = Self.markup(try #require(pages.library.render(Everything(value: "x", isNull: inverted), withTemplate: name)))
+                #expect(plain["<", default: 0] > 20, "\(name) renders inside the layout")
+                for value in Self.adversarial {
+                    let html = try #require(pages.library.render(Everything(value: value, isNull: inverted), withTemplate: name))
+                    #expect(Self.markup(html) == plain, "\(name) (inverted: \(inverted)) with \(value.prefix(40).debugDescription)")
+                }
             }
         }
     }
@@ -114,9 +120,11 @@ import Testing
         let pages = WebPages(policy: WebPolicy())
         var documents: [String] = [], labels: [String] = []
         for name in pages.templateNames where name != "layout" {
-            for value in ["x"] + Self.adversarial {
-                documents.append(try #require(pages.library.render(Everything(value: value), withTemplate: name)))
-                labels.append("\(name) with \(value.prefix(40).debugDescription)")
+            for inverted in [false, true] {
+                for value in ["x"] + Self.adversarial {
+                    documents.append(try #require(pages.library.render(Everything(value: value, isNull: inverted), withTemplate: name)))
+                    labels.append("\(name) \(inverted ? "inverted" : "direct") with \(value.prefix(40).debugDescription)")
+                }
             }
         }
         guard let structures = try await Self.parsed(documents) else { return }

@@ -54,7 +54,7 @@ struct PasswordRoutes {
         }
         let stored = try await services.store.passwordHash(userID: session.user.id)
         guard body.currentPassword.utf8.count <= services.rules.maximumBytes,
-            try await flow.checked(body.currentPassword, against: stored, ticket), stored != nil
+            try await flow.checked(body.currentPassword, against: stored, ticket, owner: "user:\(session.user.id.uuidString)"), stored != nil
         else {
             await services.audit.record(.passwordChangeFailed, user: session.user.id, method: "password", client: client)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")

@@ -22,20 +22,26 @@ extension PostgresStore {
             return try await db.query(
             """
             WITH gate AS (
-                INSERT INTO email_code_sends AS s (email, scope, sent_at) VALUES (\(email), \(scope), \(record.sentAt))
+                INSERT INTO email_code_sends AS s (email, scope, sent_at)
+                SELECT \(email), \(scope), \(record.sentAt)
+                WHERE (SELECT count(*) FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)) < \(min(maximumLive, Int(Int32.max)))
                 ON CONFLICT (email, scope) DO UPDATE SET sent_at = excluded.sent_at
                     WHERE s.sent_at <= \(record.sentAt.addingTimeInterval(-cooldown))
                 RETURNING 1
             )
             INSERT INTO email_codes (email, scope, code_hash, expires_at, attempts, sent_at)
             SELECT \(email), \(scope), \(record.codeHash.bytea), \(record.expiresAt), \(record.guesses), \(record.sentAt) FROM gate
-            WHERE (SELECT count(*) FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)) < \(min(maximumLive, Int(Int32.max)))
             RETURNING id
             """, logger: logger
             ).collect().count
         }
         guard stored == 0 else { return nil }
-        // Refused: how long is left only shapes the message.
+        // Refused: how long is left only shapes the message. At the cap, it is until the oldest live code expires.
+        if let live = try await rows(
+            "SELECT count(*) AS n, min(expires_at) AS first FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)"
+        ).first, try live.value("n", as: Int.self) >= maximumLive, let first = try live.value("first", as: Date?.self) {
+            return max(1, first.timeIntervalSince(record.sentAt))
+        }
         let last = try await rows("SELECT sent_at FROM email_code_sends WHERE email = \(email) AND scope = \(scope)").first?
             .value("sent_at", as: Date.self)
         return max(1, (last ?? record.sentAt).timeIntervalSince(record.sentAt) + cooldown)

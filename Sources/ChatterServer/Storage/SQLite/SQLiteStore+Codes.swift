@@ -28,7 +28,12 @@ extension SQLiteStore {
              .float(cooldown), .integer(min(maximumLive, Int(Int32.max)))],
             keepsSessionCache: true)
         guard stored.isEmpty else { return nil }
-        // Refused: how long is left only shapes the message.
+        // Refused: how long is left only shapes the message. At the cap, it is until the oldest live code expires.
+        if let live = try await reader.query(
+            "SELECT count(*) AS n, min(expires_at) AS first FROM email_codes WHERE email = ? AND expires_at > ?", [.text(email), .time(record.sentAt)]
+        ).first, (live.column("n")?.integer ?? 0) >= maximumLive, let first = live.column("first")?.double {
+            return max(1, first - record.sentAt.timeIntervalSince1970)
+        }
         let last = try await reader.query(
             "SELECT max(sent_at) AS last FROM email_codes WHERE email = ? AND scope = ?", [.text(email), .text(scope)]
         ).first?.column("last")?.double

@@ -78,6 +78,11 @@ public struct SessionService: Sendable {
         let sessionID: UUID?
         if let named = key.session(namedBy: refreshToken, as: .refresh) {
             sessionID = named
+        } else if let legacy = key.session(namedWithoutKindBy: refreshToken) {
+            // Named before tags covered the kind, so possibly one of the session's access tokens: only its
+            // current refresh token rotates; anything else is refused and ends nothing (no reuse is inferred).
+            guard let current = try await store.refreshHash(sessionID: legacy), constantTimeEqual(current, presentedHash) else { return .invalid }
+            sessionID = legacy
         } else {
             guard key.mayHaveIssued(refreshToken, at: instant) else { return .invalid }
             sessionID = try await store.sessionID(unnamedRefreshHash: presentedHash)

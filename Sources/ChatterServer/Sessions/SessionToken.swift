@@ -93,14 +93,23 @@ public struct SessionTokenKey: Sendable {
     /// the kind, so a token cannot be made to name another session or pass for the other kind, and a tagged
     /// token naming a session was issued for it.
     ///
-    /// Tokens named before kinds were tagged (2026-11-25, schema 7) carry a tag over the id alone; they are
-    /// still accepted as either kind so that an upgrade signs no one out. Access tokens of that form expire
-    /// within an access lifetime; refresh tokens of that form are replaced at their next rotation.
+    /// Access tokens named before kinds were tagged (2026-11-25) carry a tag over the id alone; they are
+    /// still accepted, and expire within an access lifetime. Refresh tokens of that form are not: see
+    /// `session(namedWithoutKindBy:)`.
     public func session(namedBy presented: String, as kind: SessionTokenKind) -> UUID? {
+        named(presented, kind: kind) ?? (kind == .access ? named(presented, kind: nil) : nil)
+    }
+
+    /// The session a token named before kinds were tagged names. It may be that session's refresh token or
+    /// one of its access tokens, so it may rotate only as the session's current refresh token; anything
+    /// else is refused without ending the session (`SessionService.refresh`).
+    public func session(namedWithoutKindBy presented: String) -> UUID? {
+        named(presented, kind: nil)
+    }
+
+    private func named(_ presented: String, kind: SessionTokenKind?) -> UUID? {
         // 48 bytes are exactly 64 characters, with no unused bits to spell twice.
-        let count = Self.sessionBytes + Self.randomBytes + Self.tagBytes
-        guard presented.utf8.count == 64,
-            let bytes = taggedBytes(presented, count: count, kind: kind) ?? taggedBytes(presented, count: count, kind: nil)
+        guard presented.utf8.count == 64, let bytes = taggedBytes(presented, count: Self.sessionBytes + Self.randomBytes + Self.tagBytes, kind: kind)
         else { return nil }
         return UUID(bytes: bytes.prefix(Self.sessionBytes))
     }

@@ -69,6 +69,8 @@ public protocol SessionRepository: Sendable {
     /// The session whose current refresh token hashes to `unnamedRefreshHash`, for tokens issued before
     /// refresh tokens named their session (their first rotation gives them a token that does).
     func sessionID(unnamedRefreshHash: [UInt8]) async throws -> UUID?
+    /// The hash of the session's current refresh token, if it has one.
+    func refreshHash(sessionID: UUID) async throws -> [UInt8]?
     /// A live refresh token's rotation, in one statement: when `rotation.presentedHash` is the current
     /// refresh token of the session `rotation.sessionID` and the session is within its idle and absolute
     /// lifetimes, the session takes the new hashes and retry box and the presented hash is retired. nil

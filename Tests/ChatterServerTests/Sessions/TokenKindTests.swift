@@ -61,3 +61,54 @@ import Testing
         }
     }
 }
+
+extension TokenKindTests {
+    /// A token named before the tag covered its kind (the form chatterd issued until this change), made here
+    /// with the store's key: for one of a session's access tokens, refresh is refused and ends nothing; the
+    /// session's current refresh token of that form still rotates, into tokens that carry their kind.
+    @Test(arguments: StoreBackend.available)
+    func aTokenNamedBeforeKindsWereTaggedRotatesOnlyAsTheCurrentRefreshToken(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: Date())
+            let sessions = SessionService(store: store, lifetimes: .init(), now: { Date() })
+            let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
+            let started = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            let id = try #require(UUID(uuidString: started.sessionID))
+            func legacy() -> String {
+                let named = id.bytes + SecureRandom.bytes(SessionTokenKey.randomBytes)
+                return Data(named + store.tokenKey.tag(named)).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            }
+            let oldAccess = legacy()
+            #expect(store.tokenKey.session(namedWithoutKindBy: oldAccess) == id && store.tokenKey.session(namedBy: oldAccess, as: .refresh) == nil)
+            guard case .invalid = try await sessions.refresh(oldAccess, profile: { _, _ in profile }) else {
+                Issue.record("a kind-less token that is not the current refresh token was not refused")
+                return
+            }
+            guard case .valid = try await sessions.authenticate(started.accessToken) else {
+                Issue.record("the session was ended")
+                return
+            }
+            guard case .refreshed(let next) = try await sessions.refresh(started.refreshToken, profile: { _, _ in profile }) else {
+                Issue.record("the session no longer refreshes")
+                return
+            }
+            #expect(store.tokenKey.session(namedBy: next.refreshToken, as: .refresh) == id)
+
+            // A session whose refresh token is of the old form (issued before the upgrade) still refreshes.
+            let oldID = UUID(), now = Date()
+            let named = oldID.bytes + SecureRandom.bytes(SessionTokenKey.randomBytes)
+            let oldRefresh = Data(named + store.tokenKey.tag(named)).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            try await store.createSession(NewSession(
+                id: oldID, userID: user.id, method: "email", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(60),
+                refreshHash: SessionToken.hash(oldRefresh), createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86_400), client: ClientInfo(),
+                accessTokenNamed: true))
+            guard case .refreshed(let rotated) = try await sessions.refresh(oldRefresh, profile: { _, _ in profile }) else {
+                Issue.record("a session's current refresh token of the old form did not rotate")
+                return
+            }
+            #expect(rotated.sessionID == oldID.text && store.tokenKey.session(namedBy: rotated.refreshToken, as: .refresh) == oldID)
+        }
+    }
+}

@@ -56,6 +56,11 @@ extension PostgresStore {
         try await rows("SELECT id FROM sessions WHERE refresh_hash = \(hash.bytea)").first?.value("id")
     }
 
+    public func refreshHash(sessionID: UUID) async throws -> [UInt8]? {
+        guard let row = try await rows("SELECT refresh_hash FROM sessions WHERE id = \(sessionID)").first else { return nil }
+        return try row.optionalBytes("refresh_hash")
+    }
+
     /// Rotations arriving together are applied together (see `rotate(_:on:logger:)`).
     public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
         try await rotations.value(for: r)

@@ -105,6 +105,11 @@ extension SQLiteStore {
         try await reader.query("SELECT id FROM sessions WHERE refresh_hash = ? AND refresh_unnamed = 1", [.bytes(hash)]).first?.uuid("id")
     }
 
+    public func refreshHash(sessionID: UUID) async throws -> [UInt8]? {
+        try await reader.query("SELECT refresh_hash FROM sessions WHERE id = ?", [.uuid(sessionID)]).first?.column("refresh_hash")?.blob
+            .map { Array($0.readableBytesView) }
+    }
+
     /// Rotations arriving together are applied together (see `rotate(_:on:lock:accounts:)`).
     public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
         try await rotations.value(for: r)

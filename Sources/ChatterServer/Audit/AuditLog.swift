@@ -74,11 +74,13 @@ public struct AuditLog: Sendable {
     /// step, like every limit). When the count itself fails the refusal is recorded: losing the budget
     /// must not lose the audit.
     private func withinRefusalBudget(_ client: ClientInfo) async -> Bool {
-        guard let network = client.limitKey else { return true }
         do {
-            guard try await store.hit("audit:refused:\(network)", window: Self.refusalWindow, at: now()) <= Self.refusalsPerNetwork else {
-                ChatterMetrics.auditRefusalDropped()
-                return false
+            for (index, network) in client.limitKeys.enumerated() {
+                let limit = ClientNetwork.limit(Self.refusalsPerNetwork, widenedFor: index)
+                guard try await store.hit("audit:refused:\(network)", window: Self.refusalWindow, at: now()) <= limit else {
+                    ChatterMetrics.auditRefusalDropped()
+                    return false
+                }
             }
         } catch {
             logger.warning("counting a refused sign-in failed", metadata: ["error": "\(error)"])

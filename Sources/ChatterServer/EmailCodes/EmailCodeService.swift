@@ -10,7 +10,7 @@ public struct EmailCodeService: Sendable {
         public var lifetime: Double = 600
         public var maximumGuesses = 5
         public var cooldown: Double = 60
-        /// Codes per address per hour, and per client network (`ClientInfo.limitKey`) per hour.
+        /// Codes per address per hour, and per client network (`ClientInfo.limitKeys`) per hour.
         public var perAddressPerHour = 5
         public var perIPPerHour = 20
         /// Unexpired codes one address may have at once, whatever asked for them: room for a stranger's hourly
@@ -51,8 +51,10 @@ public struct EmailCodeService: Sendable {
         if try await store.hit("code:\(scope):\(email)", window: 3600, at: instant) > limits.perAddressPerHour {
             throw Failure.limited(retryAfter: 3600)
         }
-        if device == nil, let network = client.limitKey, try await store.hit("code:ip:\(network)", window: 3600, at: instant) > limits.perIPPerHour {
-            throw Failure.limited(retryAfter: 3600)
+        for (index, network) in client.limitKeys.enumerated() where device == nil {
+            guard try await store.hit("code:ip:\(network)", window: 3600, at: instant) <= ClientNetwork.limit(limits.perIPPerHour, widenedFor: index) else {
+                throw Failure.limited(retryAfter: 3600)
+            }
         }
         let code = Self.generateCode()
         let record = EmailCodeRecord(

@@ -46,10 +46,10 @@ public struct SignInThrottle: Sendable {
         let keys: [String]
     }
 
-    /// Takes one attempt at `account`'s password before it is checked; `ip` is the client's limit key
-    /// (`ClientInfo.limitKey`: its IPv6 network, not its full address). A refused attempt has still
+    /// Takes one attempt at `account`'s password before it is checked; `networks` are the client's limit keys
+    /// (`ClientInfo.limitKeys`: its address or IPv6 /64, then its /48 with a wider limit). A refused attempt has still
     /// been counted, which only makes the limit stricter.
-    public func admit(account: String, ip: String?, device: DeviceTokens.Device?) async throws -> Admission {
+    public func admit(account: String, networks: [String], device: DeviceTokens.Device?) async throws -> Admission {
         let instant = now()
         var taken: [String] = []
         func take(_ key: String, _ limit: Int, window: Double) async throws -> Bool {
@@ -61,7 +61,11 @@ public struct SignInThrottle: Sendable {
             guard try await take("pw:devday:\(account)", limits.perAccountDevicesPerDay, window: 86_400) else { return .refused(retryAfter: 86_400) }
             return .allowed(Ticket(keys: taken))
         }
-        if let ip, !(try await take("pw:ip:\(ip)", limits.perIP, window: limits.window)) { return .refused(retryAfter: Int(limits.window)) }
+        for (index, network) in networks.enumerated() {
+            guard try await take("pw:ip:\(network)", ClientNetwork.limit(limits.perIP, widenedFor: index), window: limits.window) else {
+                return .refused(retryAfter: Int(limits.window))
+            }
+        }
         guard try await take("pw:acct:\(account)", limits.perAccount, window: limits.window) else { return .refused(retryAfter: Int(limits.window)) }
         guard try await take("pw:day:\(account)", limits.perAccountPerDay, window: 86_400) else { return .refused(retryAfter: 86_400) }
         return .allowed(Ticket(keys: taken))

@@ -31,7 +31,7 @@ struct PasswordFlow {
         // No account can have an invalid address, so refusing it at once tells an attacker nothing.
         guard let email = EmailAddress.normalize(raw) else { throw Self.wrongCredentials }
         let device = try await services.devices.device(deviceToken, for: email)
-        let admission = try await services.throttle.admit(account: "email:\(email)", ip: client.limitKey, device: device)
+        let admission = try await services.throttle.admit(account: "email:\(email)", networks: client.limitKeys, device: device)
         guard case .allowed(let ticket) = admission else {
             throw APIError.tooMany("password_sign_in", retryAfter: admission.wait, "Too many failed sign-ins; try again later or sign in with an emailed code.")
         }

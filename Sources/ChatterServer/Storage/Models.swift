@@ -71,15 +71,19 @@ public struct ClientInfo: Sendable, Hashable {
     /// What per-client limits count by (`ClientNetwork`): the IPv4 address, or the IPv6 address's network
     /// (a /64 by default), since one IPv6 client holds a whole /64. Not stored; nil counts by `ip`.
     public var network: String?
+    /// The wider IPv6 network (/48) one holder gets from a tunnel broker or a host: counted too, against
+    /// limits `ClientNetwork.widening` times larger, so rotating through its 65,536 /64s gains little.
+    public var wideNetwork: String?
 
-    public init(ip: String? = nil, userAgent: String? = nil, network: String? = nil) {
+    public init(ip: String? = nil, userAgent: String? = nil, network: String? = nil, wideNetwork: String? = nil) {
         self.ip = ip
         self.userAgent = userAgent
         self.network = network
+        self.wideNetwork = wideNetwork
     }
 
-    /// The key per-client limits count under.
-    public var limitKey: String? { network ?? ip }
+    /// The keys per-client limits count under, narrowest first: the n-th has `widening`^n times the limit.
+    public var limitKeys: [String] { [network ?? ip, wideNetwork].compactMap { $0 } }
 }
 
 /// A live session as the request handlers see it.

@@ -3,6 +3,20 @@
 /// 2^64 of them. IPv6 addresses count by their first `prefix` bits (64 by default; `--ipv6-limit-prefix`).
 public enum ClientNetwork {
     public static let defaultPrefix = 64
+    /// The wider network also counted for IPv6, and how much more it may do than one /64.
+    public static let widePrefix = 48
+    public static let widening = 10
+
+    /// `ip`'s wider network (/48) when it is IPv6, else nil: an IPv4 address is counted once.
+    public static func wideKey(_ ip: String) -> String? {
+        guard let bytes = TrustedProxies.parse(ip), bytes.count == 16 else { return nil }
+        return key(ip, ipv6Prefix: widePrefix)
+    }
+
+    /// `limit` for the `index`-th of `ClientInfo.limitKeys`.
+    public static func limit(_ limit: Int, widenedFor index: Int) -> Int {
+        index == 0 ? limit : limit * widening
+    }
 
     /// `ip`'s network as a key: the IPv4 address itself, or the IPv6 prefix written as `address/prefix`.
     /// An address that does not parse is its own key.

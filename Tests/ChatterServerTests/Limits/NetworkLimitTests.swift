@@ -39,6 +39,21 @@ import Testing
         }
     }
 
+    /// Found in review: one /48 (from a tunnel broker or a host) holds 65,536 /64s. Its /64s together get
+    /// `widening` times one /64's limit.
+    @Test func codeRequestsRotatingThroughTheSlash64sOfOneSlash48AreLimitedTogether() async throws {
+        try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
+            let limit = EmailCodeService.Limits().perIPPerHour * ClientNetwork.widening
+            let answers = try await h.parallel(limit + 10) { index in
+                let body = String(decoding: try JSONEncoder().encode(EmailCodeRequest(email: "wide\(index)@example.com")), as: UTF8.self)
+                return try await h.post(NativePath.emailCode, json: body, headers: [xff: "2001:db8:48:\(String(index, radix: 16))::1"])
+            }
+            #expect(answers.count(.accepted) == limit)
+            #expect(answers.count(.tooManyRequests) == 10)
+            #expect(ClientNetwork.wideKey("2001:db8:48:ff::1") == "2001:db8:48::/48" && ClientNetwork.wideKey("198.51.100.7") == nil)
+        }
+    }
+
     @Test func passwordAttemptsRotatingWithinOneSlash64AreLimitedLikeOneAddress() async throws {
         try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
             let limit = SignInThrottle.Limits().perIP

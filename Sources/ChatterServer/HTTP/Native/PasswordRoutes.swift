@@ -48,7 +48,7 @@ struct PasswordRoutes {
         let identities = try await services.store.identities(of: session.user.id)
         let email = identities.first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject
         try flow.check(body.newPassword, email: email)
-        let admission = try await services.throttle.admit(account: "user:\(session.user.id.uuidString)", ip: client.limitKey, device: nil)
+        let admission = try await services.throttle.admit(account: "user:\(session.user.id.uuidString)", networks: client.limitKeys, device: nil)
         guard case .allowed(let ticket) = admission else {
             throw APIError.tooMany("password_change", retryAfter: admission.wait, "Too many wrong passwords; try again later or reset the password with an emailed code.")
         }

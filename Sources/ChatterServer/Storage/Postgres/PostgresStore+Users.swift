@@ -66,8 +66,13 @@ extension PostgresStore {
             "UPDATE identities SET email_forwarding = \(enabled) WHERE issuer = \(key.issuer) AND subject = \(key.subject)", keepsSessionCache: false)
     }
 
+    /// A batch of posts takes its author's key-share lock and the timeline counter in an order PostgreSQL
+    /// chooses (one statement), so a deletion racing it can deadlock; PostgreSQL then undoes one of the two,
+    /// which is tried again.
     public func deleteUser(id: UUID) async throws {
-        try await transaction { [logger] db in try await Self.deleteUser(db, id: id, logger: logger) }
+        try await Self.retryingDeadlocks {
+            try await transaction { [logger] db in try await Self.deleteUser(db, id: id, logger: logger) }
+        }
     }
 
     /// Account deletion policy, as in SQLiteStore: the user's chatts go with them, as do codes sent to

@@ -167,3 +167,18 @@ extension PSQLError {
     var sqlState: String? { serverInfo?[.sqlState] }
     static let uniqueViolation = "23505", foreignKeyViolation = "23503", deadlock = "40P01"
 }
+
+extension PostgresStore {
+    /// Runs `work` again (up to three times in all) when PostgreSQL undid it to break a deadlock: the
+    /// statement or transaction it ran was rolled back whole, so running it again is safe.
+    static func retryingDeadlocks<T>(_ work: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await work()
+            } catch let error as PSQLError where error.sqlState == PSQLError.deadlock && attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+}

@@ -171,6 +171,7 @@ extension PSQLError {
 extension PostgresStore {
     /// Runs `work` again (up to three times in all) when PostgreSQL undid it to break a deadlock: the
     /// statement or transaction it ran was rolled back whole, so running it again is safe.
+    @discardableResult
     static func retryingDeadlocks<T>(_ work: () async throws -> T) async throws -> T {
         var attempt = 1
         while true {

@@ -30,8 +30,9 @@ import Testing
             let before = try await Self.rows(h.databasePath)
             let body = #"{"idToken":"not.a.token","clientID":"\#(TestIssuer.clientID)"}"#
             var refused = 0
-            for round in 0..<50 {
-                let answers = try await h.parallel(200) { index in
+            // 50 at a time: the client's pool, not chatterd, is what a larger burst would wait on.
+            for round in 0..<200 {
+                let answers = try await h.parallel(50) { index in
                     try await h.post(NativePath.google, json: body, headers: [xff: "2001:db8:5:5:\(String(round, radix: 16)):\(String(index, radix: 16))::1"])
                 }
                 refused += answers.count(.unauthorized)
@@ -50,8 +51,10 @@ import Testing
     @Test func wrongCodesFromOneNetworkAddABoundedNumberOfRows() async throws {
         try await Harness.run(configure: { $0.trustedProxies = ["127.0.0.1", "::1"] }) { h async throws in
             let before = try await Self.rows(h.databasePath)["audit_events", default: 0]
-            _ = try await h.parallel(300) { index in
-                try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "nobody\(index)@example.com", code: "000000"))
+            for round in 0..<6 {
+                _ = try await h.parallel(50) { index in
+                    try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "nobody\(round)-\(index)@example.com", code: "000000"))
+                }
             }
             let added = try await Self.rows(h.databasePath)["audit_events", default: 0] - before
             #expect(added == AuditLog.refusalsPerNetwork, "300 wrong codes added \(added) audit rows")

@@ -11,14 +11,14 @@ public struct ChatterRequestContext: RequestContext {
     /// The client's address, for rate limits and the audit log: the peer's, unless `ClientAddressMiddleware`
     /// found it in a trusted proxy's forwarding header.
     public var clientIP: String?
-    /// What per-client limits count by: `clientIP`, or its IPv6 network (`ClientNetwork`).
-    public var clientNetwork: String?
+    /// How many leading bits of an IPv6 `clientIP` its limits count by (`ClientNetwork`); the keys are made
+    /// only when a handler asks for `client(_:)`, so requests that never count anything parse no address.
+    public var ipv6Prefix = ClientNetwork.defaultPrefix
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerIP = source.channel.remoteAddress?.ipAddress
         clientIP = peerIP
-        clientNetwork = peerIP.map { ClientNetwork.key($0) }
     }
 
     public var maxUploadSize: Int { Limits.bodyBytes }
@@ -41,7 +41,7 @@ struct ClientAddressMiddleware: RouterMiddleware {
             context.clientIP = proxies.clientAddress(
                 peer: context.peerIP, forwardedFor: request.headers[values: Self.xForwardedFor], forwarded: request.headers[values: Self.forwarded])
         }
-        context.clientNetwork = context.clientIP.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }
+        context.ipv6Prefix = ipv6Prefix
         return try await next(request, context)
     }
 }

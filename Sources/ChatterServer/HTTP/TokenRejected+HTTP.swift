@@ -19,7 +19,7 @@ extension ChatterRequestContext {
     func client(_ request: Request) -> ClientInfo {
         ClientInfo(
             ip: clientIP, userAgent: request.headers[.userAgent].map { Self.label(DisplayText.clean(String($0.unicodeScalars.prefix(512)))) },
-            network: clientNetwork, wideNetwork: clientIP.flatMap(ClientNetwork.wideKey))
+            network: clientIP.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }, wideNetwork: clientIP.flatMap(ClientNetwork.wideKey))
     }
 
     static func label(_ text: String) -> String {

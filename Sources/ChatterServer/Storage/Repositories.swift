@@ -279,6 +279,8 @@ extension EmailCodeRepository {
 /// Counters whose key names an account (not an address or a network): deleting the account removes them.
 enum RateLimitKeys {
     static func naming(_ userID: UUID) -> [String] {
-        ["handoff:\(userID.uuidString)", "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"]
+        [handoff(userID), "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"]
     }
+
+    static func handoff(_ userID: UUID) -> String { "handoff:\(userID.uuidString)" }
 }

@@ -52,16 +52,18 @@ import Testing
     /// Short enough for a test, long enough that a loaded machine still answers a whole request within it.
     static let deadline: Double = 3
 
+    static let shortDeadlines: @Sendable (inout ServerConfiguration) -> Void = {
+        $0.connections.headTimeout = deadline
+        $0.connections.bodyTimeout = deadline
+        $0.connections.idleTimeout = deadline
+    }
+
     func port(_ h: Harness) throws -> Int {
         try #require(URL(string: h.client.baseURL)?.port)
     }
 
     @Test func aHalfSentHeadAStalledBodyAndAnIdleConnectionAreClosedAtTheirDeadlines() async throws {
-        try await Harness.run(configure: {
-            $0.connections.headTimeout = Self.deadline
-            $0.connections.bodyTimeout = Self.deadline
-            $0.connections.idleTimeout = Self.deadline
-        }) { h async throws in
+        try await Harness.run(configure: Self.shortDeadlines) { h async throws in
             let port = try port(h)
             let slowloris = try RawConnection(port: port)
             slowloris.send("GET /health HTTP/1.1\r\nHost: chatterd\r\nX-Slow: a")
@@ -81,11 +83,7 @@ import Testing
     /// Found in review: an answer sent before its request's body (a 404 needs none), then the last byte of
     /// the body, left the connection with no deadline at all; so did pipelined requests' bookkeeping.
     @Test func anEarlyAnswerAndPipelinedRequestsLeaveNoMomentWithoutADeadline() async throws {
-        try await Harness.run(configure: {
-            $0.connections.headTimeout = Self.deadline
-            $0.connections.bodyTimeout = Self.deadline
-            $0.connections.idleTimeout = Self.deadline
-        }) { h async throws in
+        try await Harness.run(configure: Self.shortDeadlines) { h async throws in
             let port = try port(h)
             let early = try RawConnection(port: port)
             early.send("POST /no-such-route HTTP/1.1\r\nHost: chatterd\r\nContent-Length: 1\r\n\r\n")

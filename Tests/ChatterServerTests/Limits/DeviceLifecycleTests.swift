@@ -21,6 +21,17 @@ import Testing
         try #require(try h.decode(SessionResponse.self, response).deviceToken)
     }
 
+    /// Ada signs up, then signs in from as many devices as an address may have: their tokens.
+    func fullHouse(_ h: Harness) async throws -> [String] {
+        _ = try await h.passwordSignUp("ada@example.com", password: Self.password)
+        var devices: [String] = []
+        for _ in 0..<DeviceTokens.perAddress {
+            h.clock.advance(by: 1)
+            devices.append(try token(try await signIn(h), h))
+        }
+        return devices
+    }
+
     func isDevice(_ token: String, _ h: Harness) async throws -> Bool {
         try await h.services.devices.device(token, for: "ada@example.com") != nil
     }
@@ -106,18 +117,12 @@ import Testing
     /// daily total for every device together bounds them.
     @Test(arguments: StoreBackend.available) func devicesTogetherCountTowardADailyTotal(backend: StoreBackend) async throws {
         try await Harness.run(backend: backend) { h async throws in
-            _ = try await h.passwordSignUp("ada@example.com", password: Self.password)
-            var devices: [String] = []
-            for _ in 0..<DeviceTokens.perAddress {
-                h.clock.advance(by: 1)
-                devices.append(try token(try await signIn(h), h))
-            }
+            let devices = try await fullHouse(h)
             let limits = SignInThrottle.Limits()
-            let tokens = devices
             var evaluated = 0
             for window in 0..<8 {
-                let answers = try await h.parallel(tokens.count * limits.perDevice) { index in
-                    try await signIn(h, "guess \(window)-\(index)", device: tokens[index % tokens.count])
+                let answers = try await h.parallel(devices.count * limits.perDevice) { index in
+                    try await signIn(h, "guess \(window)-\(index)", device: devices[index % devices.count])
                 }
                 evaluated += answers.count(.unauthorized)
                 h.clock.advance(by: limits.window)
@@ -130,12 +135,7 @@ import Testing
     /// than `maximumLive` for one address.
     @Test(arguments: StoreBackend.available) func liveCodesPerAddressAreCappedAcrossEveryScope(backend: StoreBackend) async throws {
         try await Harness.run(backend: backend) { h async throws in
-            _ = try await h.passwordSignUp("ada@example.com", password: Self.password)
-            var devices: [String] = []
-            for _ in 0..<DeviceTokens.perAddress {
-                h.clock.advance(by: 1)
-                devices.append(try token(try await signIn(h), h))
-            }
+            let devices = try await fullHouse(h)
             h.clock.advance(by: 61)
             var accepted = 0
             for round in 0..<4 {

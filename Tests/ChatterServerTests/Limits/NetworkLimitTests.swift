@@ -107,70 +107,49 @@ import Testing
         }
     }
 
-    /// The scheduler on its own: recognised work waiting behind strangers runs first.
-    @Test func recognisedHashesGoBeforeWaitingStrangers() async throws {
+    /// On a one-thread pool with 8 places: 20 hashes from `flood` (each `lane`, `owner`), then, once they
+    /// queue, one `late` hash; the order they finished in, by name, and how many were refused as busy.
+    static func completionOrder(
+        flood: (name: String, lane: PasswordHasher.Lane, owner: String?), late: (name: String, lane: PasswordHasher.Lane, owner: String?)
+    ) async throws -> (done: [String], refused: Int) {
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         defer { pool.shutdownGracefully { _ in } }
         let hasher = PasswordHasher(cost: 11, maximumQueued: 8, pool: pool, threads: 1)
         let target = try await hasher.hash("x")
         let order = OrderLog()
+        func hash(_ who: (name: String, lane: PasswordHasher.Lane, owner: String?), _ label: String) async throws {
+            do {
+                _ = try await hasher.verify("x", against: target, lane: who.lane, owner: who.owner)
+                await order.append(label)
+            } catch is PasswordHasher.Busy {
+                await order.append("busy")
+            }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<20 {
-                group.addTask {
-                    do {
-                        _ = try await hasher.verify("y", against: target, lane: .stranger)
-                        await order.append("stranger \(index)")
-                    } catch is PasswordHasher.Busy {
-                        await order.append("busy")
-                    }
-                }
-            }
+            for index in 0..<20 { group.addTask { try await hash(flood, "\(flood.name) \(index)") } }
             try await Task.sleep(for: .milliseconds(20))
-            group.addTask {
-                _ = try await hasher.verify("x", against: target, lane: .recognised)
-                await order.append("recognised")
-            }
+            group.addTask { try await hash(late, late.name) }
             try await group.waitForAll()
         }
-        let done = await order.entries.filter { $0 != "busy" }
-        let refused = await order.entries.filter { $0 == "busy" }.count
+        let entries = await order.entries
+        return (entries.filter { $0 != "busy" }, entries.filter { $0 == "busy" }.count)
+    }
+
+    /// The scheduler on its own: recognised work waiting behind strangers runs first.
+    @Test func recognisedHashesGoBeforeWaitingStrangers() async throws {
+        let (done, refused) = try await Self.completionOrder(flood: ("stranger", .stranger, nil), late: ("recognised", .recognised, nil))
         #expect(refused >= 20 - 1 - 6 - 2, "strangers may fill 6 of 8 places (and one runs): \(refused) refused")
         let position = try #require(done.firstIndex(of: "recognised"))
         #expect(position <= 2, "the recognised hash waited only for what was already running: \(done)")
     }
-}
 
-extension NetworkLimitTests {
     /// Found in review: an account holder with its own device token could fill the recognised lane with
     /// correct sign-ins (which use up no limit). One account holds at most two places; the rest of its
     /// work waits as strangers' does.
     @Test func oneAccountCannotTakeTheRecognisedLaneFromOthers() async throws {
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        defer { pool.shutdownGracefully { _ in } }
-        let hasher = PasswordHasher(cost: 11, maximumQueued: 8, pool: pool, threads: 1)
-        let target = try await hasher.hash("x")
-        let order = OrderLog()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<20 {
-                group.addTask {
-                    do {
-                        _ = try await hasher.verify("x", against: target, lane: .recognised, owner: "email:mallory@example.com")
-                        await order.append("mallory \(index)")
-                    } catch is PasswordHasher.Busy {
-                        await order.append("busy")
-                    }
-                }
-            }
-            try await Task.sleep(for: .milliseconds(20))
-            group.addTask {
-                _ = try await hasher.verify("x", against: target, lane: .recognised, owner: "email:ada@example.com")
-                await order.append("ada")
-            }
-            try await group.waitForAll()
-        }
-        let done = await order.entries.filter { $0 != "busy" }
+        let (done, _) = try await Self.completionOrder(
+            flood: ("mallory", .recognised, "email:mallory@example.com"), late: ("ada", .recognised, "email:ada@example.com"))
         let position = try #require(done.firstIndex(of: "ada"))
         #expect(position <= 3, "ada waited only for mallory's two places (and what ran): \(done)")
     }

@@ -30,7 +30,7 @@ struct WebSessionRoutes {
 
     func start(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (session, _) = try await authenticator.require(request)
-        guard try await services.store.hit("handoff:\(session.user.id.uuidString)", window: 600, at: services.now()) <= Self.handoffsPerWindow else {
+        guard try await services.store.hit(RateLimitKeys.handoff(session.user.id), window: 600, at: services.now()) <= Self.handoffsPerWindow else {
             throw APIError.tooMany("web_session", retryAfter: 600, "Too many sign-in links; try again in a few minutes.")
         }
         let code = SessionToken.generate()

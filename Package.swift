@@ -61,6 +61,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: server),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: server),
                 .product(name: "JWTKit", package: "jwt-kit", condition: server),
                 .product(name: "SQLiteNIO", package: "sqlite-nio", condition: server),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: server),

@@ -431,14 +431,14 @@ public struct ChattPage: Codable, Sendable, Equatable {
     }
 }
 
-/// `error` codes of 401 answers, which tell a client what to do next.
+/// `error` codes of 401 answers, which tell a client what to do next (the raw values of `ErrorCode`'s cases).
 public enum AuthErrorCode {
     /// The access token has expired: refresh, then retry.
-    public static let accessTokenExpired = "access_token_expired"
+    public static let accessTokenExpired = ErrorCode.accessTokenExpired.rawValue
     /// The access token is unknown or revoked: the session is gone.
-    public static let invalidAccessToken = "invalid_access_token"
+    public static let invalidAccessToken = ErrorCode.invalidAccessToken.rawValue
     /// Refresh failed for good (unknown, expired, revoked or reused token): sign in again.
-    public static let invalidRefreshToken = "invalid_refresh_token"
+    public static let invalidRefreshToken = ErrorCode.invalidRefreshToken.rawValue
     /// A retired refresh token was presented again; the whole session has been revoked.
-    public static let refreshTokenReused = "refresh_token_reused"
+    public static let refreshTokenReused = ErrorCode.refreshTokenReused.rawValue
 }

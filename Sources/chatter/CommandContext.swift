@@ -102,7 +102,7 @@ struct Failure {
             case .network: (code, exitCode) = ("network", 4)
             case .storage: (code, exitCode) = ("storage_unavailable", 5)
             case .server(let status, let body): (code, exitCode) = (body?.error ?? "http_\(status)", 1)
-            case .rateLimited(_, let body): (code, exitCode) = (body?.error ?? "rate_limited", 1)
+            case .rateLimited(_, let body): (code, exitCode) = (body?.error ?? ErrorCode.rateLimited.rawValue, 1)
             case .unreadableResponse: (code, exitCode) = ("unreadable_response", 1)
             }
         case let error as PinCheck.Mismatch:

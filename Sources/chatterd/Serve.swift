@@ -56,7 +56,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         let transport = try PreparedTransport.prepare(config, logger: logger)
-        let services = ChatterServices(configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), logger: logger)
+        let services = ServerAssembly(configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), logger: logger)
         if config.googleClientIDs.isEmpty {
             logger.warning("no Google client IDs configured: Google sign-in refuses every token until --google-client-id is given")
         }

@@ -36,7 +36,7 @@ public struct SampleServer: HTTPTransport {
         var key = request.method + " " + path
         if request.method == "DELETE", path.hasPrefix(NativePath.sessions + "/") { key = "DELETE " + NativePath.sessions + "/{id}" }
         guard let answer = routes[key] else {
-            return TransportResponse(status: 404, body: try JSONEncoder().encode(ErrorBody(error: "not_found", message: "No such route.")))
+            return TransportResponse(status: 404, body: try JSONEncoder().encode(ErrorBody(error: ErrorCode.notFound.rawValue, message: "No such route.")))
         }
         return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(answer))
     }

@@ -66,7 +66,7 @@ extension SessionManager {
         do {
             response = try await api.send("POST", NativePath.refresh, body: RefreshRequest(refreshToken: token))
         } catch let error as ChatterError {
-            if case .server(401, let body) = error, let reason = Self.terminalReason(body?.error, kind: .native) {
+            if case .server(401, let body) = error, let reason = Self.terminalReason(body?.code, kind: .native) {
                 // Only if nobody signed in again meanwhile: that newer session is not the one refused.
                 if session?.refreshToken == token { await clear(reason) }
                 throw ChatterError.signedOut(reason)
@@ -92,8 +92,8 @@ extension SessionManager {
             if fresh.accessToken != used.accessToken { return fresh }
         }
         if let session, session.accessToken != used.accessToken { return session }
-        let code = body?.error
-        if mayRefresh, code == AuthErrorCode.accessTokenExpired, used.kind == .native {
+        let code = body?.code
+        if mayRefresh, code == .accessTokenExpired, used.kind == .native {
             return try await refresh(from: used)
         }
         guard let reason = Self.terminalReason(code, kind: used.kind) else { throw error }
@@ -103,11 +103,11 @@ extension SessionManager {
 
     /// The 401 answers that end a session for good. The course API's `/postauth` says only "401", so any
     /// 401 ends a course session; native answers must name a terminal code.
-    static func terminalReason(_ code: String?, kind: AuthSession.Kind) -> SignOutReason? {
+    static func terminalReason(_ code: ErrorCode?, kind: AuthSession.Kind) -> SignOutReason? {
         switch code {
-        case AuthErrorCode.refreshTokenReused: return .refreshTokenReused
-        case AuthErrorCode.invalidAccessToken, AuthErrorCode.invalidRefreshToken: return .revoked
-        case "expired_session": return .expired
+        case .refreshTokenReused: return .refreshTokenReused
+        case .invalidAccessToken, .invalidRefreshToken: return .revoked
+        case .expiredSession: return .expired
         default: return kind == .course ? .revoked : nil
         }
     }

@@ -9,6 +9,10 @@ public struct AdminService: Sendable {
         /// Several accounts have an identity with this email: name one by its id.
         case ambiguousEmail(String, [UUID])
         case noSuchSession(UUID)
+        /// The admin pages, to an account that is not an operator's.
+        case notAnOperator
+        /// An operator changing their own account from the admin pages (their account page does that).
+        case ownAccount
 
         public var description: String {
             switch self {
@@ -17,6 +21,8 @@ public struct AdminService: Sendable {
                 "\(ids.count) accounts have an identity with the email \(email); name one by its id: "
                     + ids.map(\.text).joined(separator: ", ")
             case .noSuchSession(let id): "the account has no session \(id.text)"
+            case .notAnOperator: "these pages are for the server's operators"
+            case .ownAccount: "use your account page to change your own account"
             }
         }
     }
@@ -29,7 +35,9 @@ public struct AdminService: Sendable {
         public var sessions: [SessionRecord]
     }
 
-    let store: any ChatterStore
+    typealias Store = AdminRepository & UserRepository & SessionRepository & DeviceTokenRepository & AuditRepository
+
+    let store: any Store
     let audit: AuditLog
     let now: @Sendable () -> Date
 
@@ -37,7 +45,7 @@ public struct AdminService: Sendable {
         self.init(store: store, audit: AuditLog(store: store, now: now, logger: logger), now: now)
     }
 
-    init(store: any ChatterStore, audit: AuditLog, now: @escaping @Sendable () -> Date) {
+    init(store: any Store, audit: AuditLog, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.audit = audit
         self.now = now
@@ -54,6 +62,23 @@ public struct AdminService: Sendable {
         guard let first = found.first else { throw Failure.noSuchAccount(trimmed) }
         guard found.count == 1 else { throw Failure.ambiguousEmail(trimmed, found.map(\.user.id)) }
         return first
+    }
+
+    /// `user`, when an operator has marked their account; `Failure.notAnOperator` otherwise. Read from the
+    /// database every time (no cache holds it), so revoking operator rights takes effect at once.
+    func requireOperator(_ user: User) async throws {
+        guard try await store.account(id: user.id)?.isAdmin == true else { throw Failure.notAnOperator }
+    }
+
+    /// The account `id` for operator `actor` to change: never their own.
+    func target(_ id: UUID, changedBy actor: User) throws -> UUID {
+        guard id != actor.id else { throw Failure.ownAccount }
+        return id
+    }
+
+    public func account(id: UUID) async throws -> AccountRecord {
+        guard let account = try await store.account(id: id) else { throw Failure.noSuchAccount(id.text) }
+        return account
     }
 
     /// Newest first; every account when `text` is nil or empty.

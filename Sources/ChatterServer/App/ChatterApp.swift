@@ -5,11 +5,12 @@ import Logging
 import NIOCore
 import Prometheus
 
-/// Assembles chatterd: the services and every route, served over the configured transport.
+/// chatterd as an application: `ServerAssembly`'s services behind every route, served over the configured transport.
 public enum ChatterApp {
-    /// `metrics`: the registry `/metrics` shows (chatterd bootstraps swift-metrics with it); nil serves no metrics.
+    /// Every route, wired to the services it calls. `metrics`: the registry `/metrics` shows (chatterd
+    /// bootstraps swift-metrics with it); nil serves no metrics.
     public static func router(
-        configuration: ServerConfiguration, services: ChatterServices, metrics: PrometheusCollectorRegistry? = nil
+        configuration: ServerConfiguration, services: ServerAssembly, metrics: PrometheusCollectorRegistry? = nil
     ) -> Router<ChatterRequestContext> {
         let router = Router(context: ChatterRequestContext.self)
         // First, so it times every request: counts and latency by route and status.
@@ -25,33 +26,40 @@ public enum ChatterApp {
         if let metrics, configuration.metricsBind == nil, let access = MetricsEndpoint.mainListenerAccess(configuration, proxies: proxies) {
             MetricsEndpoint(registry: metrics, access: access).register(on: router)
         }
-        let timeline = Timeline(store: services.store)
-        let authenticator = Authenticator(sessions: services.sessions)
-        CourseRoutes(services: services, timeline: timeline, allowAnonymousPosting: configuration.allowAnonymousPosting).register(on: router)
-        ProviderRoutes(services: services).register(on: router)
-        EmailCodeRoutes(services: services).register(on: router)
-        PasswordRoutes(services: services, authenticator: authenticator).register(on: router)
-        SessionRoutes(services: services, authenticator: authenticator).register(on: router)
-        let web = WebSessions(services: services)
-        WebSessionRoutes(services: services, authenticator: authenticator, pages: pages, web: web).register(on: router)
-        AppleNotificationRoutes(services: services).register(on: router)
-        ChattRoutes(services: services, authenticator: authenticator, timeline: timeline).register(on: router)
+        // The native API's signed-in routes and the pages: authentication applied once, by their group.
+        let signedIn = router.group().add(middleware: SessionAuthenticator(sessions: services.sessions))
+        let browsers = router.group().add(middleware: VisitorMiddleware(sessions: services.sessions))
+        let (s, now) = (services, services.now)
+        let web = WebSessions(signIn: s.signIn)
+        CourseRoutes(
+            timeline: s.timeline, sessions: s.sessions, providers: s.providers, signIn: s.signIn,
+            allowAnonymousPosting: configuration.allowAnonymousPosting, now: now
+        ).register(on: router)
+        ProviderRoutes(providers: s.providers, signIn: s.signIn).register(on: router)
+        EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
+        PasswordRoutes(passwords: s.passwords, signIn: s.signIn).register(on: router, signedIn: signedIn)
+        SessionRoutes(accounts: s.accounts).register(on: router, signedIn: signedIn)
+        WebSessionRoutes(handoffs: s.handoffs, pages: pages, web: web).register(on: router, signedIn: signedIn, browsers: browsers)
+        AppleNotificationRoutes(notifications: s.appleNotifications).register(on: router)
+        ChattRoutes(timeline: s.timeline, now: now).register(on: router, signedIn: signedIn)
         OpenAPIRoute.register(on: router)
-        TimelinePages(services: services, pages: pages, web: web, timeline: timeline).register(on: router)
-        AuthPages(services: services, pages: pages, web: web).register(on: router)
-        AccountPages(services: services, pages: pages, web: web).register(on: router)
-        AdminPages(services: services, pages: pages, web: web).register(on: router)
+        TimelinePages(timeline: s.timeline, pages: pages, web: web, now: now).register(on: browsers)
+        AuthPages(
+            emailCodes: s.emailCodes, passwords: s.passwords, providers: s.providers, signIn: s.signIn, pages: pages, web: web, now: now
+        ).register(on: browsers)
+        AccountPages(accounts: s.accounts, pages: pages, web: web).register(on: browsers)
+        AdminPages(admin: s.admin, pages: pages, web: web).register(on: browsers)
         router.get("static/:file") { _, context in
-            guard let response = context.parameters.get("file").flatMap(pages.asset) else { throw APIError(.notFound, "not_found", "No such file.") }
+            guard let response = context.parameters.get("file").flatMap(pages.asset) else { throw APIError(.notFound, .notFound, "No such file.") }
             return response
         }
         return router
     }
 
-    /// An application for `services`. `server` defaults to plain HTTP/1.1 with the configured connection
+    /// An application serving `services`. `server` defaults to plain HTTP/1.1 with the configured connection
     /// deadlines; `serve` passes the one `PreparedTransport` made. Connections are capped either way.
     public static func application(
-        configuration: ServerConfiguration, services: ChatterServices, server: HTTPServerBuilder? = nil,
+        configuration: ServerConfiguration, services: ServerAssembly, server: HTTPServerBuilder? = nil,
         metrics: PrometheusCollectorRegistry? = nil, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
         logger: Logger
     ) -> some ApplicationProtocol {

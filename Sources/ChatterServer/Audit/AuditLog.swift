@@ -28,7 +28,7 @@ public struct AuditLog: Sendable {
         case adminRevoked = "admin_revoked"
     }
 
-    let store: any ChatterStore
+    let store: any AuditRepository & RateLimitRepository
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -39,19 +39,21 @@ public struct AuditLog: Sendable {
     /// lasts. A refusal that names an account (a wrong password, a disabled account) is always recorded:
     /// the account's own limits bound those, and its owner and operators need every one.
     static let refusalsPerNetwork = 30
+    /// The detail of a sign-in an operator's "disable" refused.
+    static let accountDisabled = "account_disabled"
     static let refusalWindow: Double = 600
 
     public func record(
-        _ event: Event, user: UUID? = nil, method: String? = nil, client: ClientInfo, detail: String? = nil, actor: AuditActor? = nil
+        _ event: Event, user: UUID? = nil, method: SignInMethod? = nil, client: ClientInfo, detail: String? = nil, actor: AuditActor? = nil
     ) async {
         // Sign-in details are closed sets (a token's failed check, "invalid code"), so they can be labels.
-        if event == .signIn { ChatterMetrics.signIn(method: method ?? "unknown", outcome: "ok") }
+        if event == .signIn { ChatterMetrics.signIn(method: method?.rawValue ?? "unknown", outcome: "ok") }
         if event == .signInFailed {
-            ChatterMetrics.signIn(method: method ?? "unknown", outcome: detail ?? "refused")
+            ChatterMetrics.signIn(method: method?.rawValue ?? "unknown", outcome: detail ?? "refused")
             if user == nil { guard await withinRefusalBudget(client) else { return } }
         }
         do {
-            try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method, client: client, detail: detail, actor: actor))
+            try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method?.rawValue, client: client, detail: detail, actor: actor))
         } catch {
             logger.error("audit event not recorded", metadata: ["event": "\(event.rawValue)", "error": "\(error)"])
         }
@@ -59,13 +61,13 @@ public struct AuditLog: Sendable {
 
     /// Runs `start` (the session a sign-in of `user` ends with) and records the sign-in, or, when an
     /// operator disabled the account, its refusal (then rethrown, for the 403).
-    func signIn<T: Sendable>(user: UUID, method: String, client: ClientInfo, _ start: () async throws -> T) async throws -> T {
+    func signIn<T: Sendable>(user: UUID, method: SignInMethod, client: ClientInfo, _ start: () async throws -> T) async throws -> T {
         do {
             let value = try await start()
             await record(.signIn, user: user, method: method, client: client)
             return value
         } catch StoreError.accountDisabled {
-            await record(.signInFailed, user: user, method: method, client: client, detail: "account_disabled")
+            await record(.signInFailed, user: user, method: method, client: client, detail: Self.accountDisabled)
             throw StoreError.accountDisabled
         }
     }

@@ -26,14 +26,14 @@ public struct EmailCodeService: Sendable {
         case invalidCode
     }
 
-    let store: any ChatterStore
+    let store: any EmailCodeRepository & RateLimitRepository
     let mail: any MailTransport
     public let limits: Limits
     let sender: String
     let now: @Sendable () -> Date
     let logger: Logger
 
-    public init(store: any ChatterStore, mail: any MailTransport, limits: Limits = Limits(), sender: String, now: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(store: any EmailCodeRepository & RateLimitRepository, mail: any MailTransport, limits: Limits = Limits(), sender: String, now: @escaping @Sendable () -> Date, logger: Logger) {
         self.store = store
         self.mail = mail
         self.limits = limits

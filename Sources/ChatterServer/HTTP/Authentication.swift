@@ -3,34 +3,27 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdAuth
 
-/// Finds the session a request carries: a bearer access token (native clients), or the web-view cookie.
-/// Cookie-authenticated requests that change state must echo the CSRF token, which a cross-site page
-/// cannot read.
-struct Authenticator: Sendable {
+/// Applied to the route group of the native API's signed-in routes: finds the session the request carries
+/// (a bearer access token from native clients, or the web view's cookie) and sets it on the context, or
+/// answers 401 with the reason. Cookie-authenticated requests that change state must echo the CSRF token,
+/// which a cross-site page cannot read.
+struct SessionAuthenticator: AuthenticatorMiddleware {
+    typealias Context = ChatterRequestContext
     static let cookieName = "__Host-chatter-session"
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
 
     let sessions: SessionService
 
-    func require(_ request: Request) async throws -> (session: AuthenticatedSession, token: String) {
-        guard let (token, viaCookie) = Self.credentials(in: request) else {
-            throw Self.challenge("authentication_required", "Sign in first: send Authorization: Bearer <access token>.")
-        }
+    func authenticate(request: Request, context: Context) async throws -> AuthenticatedSession? {
+        guard let (token, viaCookie) = Self.credentials(in: request) else { throw SessionError.authenticationRequired }
         if viaCookie, ![.get, .head].contains(request.method) {
             guard let sent = request.headers[Self.csrfHeader], constantTimeEqual(Array(sent.utf8), Array(Self.csrfToken(forCookie: token).utf8)) else {
-                throw APIError(.forbidden, "csrf_failed", "This form is missing its CSRF token.")
+                throw APIError(.forbidden, .csrfFailed, "This form is missing its CSRF token.")
             }
         }
-        switch try await sessions.authenticate(token) {
-        case .valid(let session): return (session, token)
-        case .expired: throw Self.challenge(AuthErrorCode.accessTokenExpired, "The access token has expired; refresh it.")
-        case .unknown: throw Self.challenge(AuthErrorCode.invalidAccessToken, "The access token is not valid; sign in again.")
-        }
-    }
-
-    static func challenge(_ code: String, _ message: String) -> APIError {
-        APIError(.unauthorized, code, message).with(.wwwAuthenticate, "Bearer error=\"invalid_token\", error_description=\"\(code)\"")
+        return try await sessions.session(accessToken: token)
     }
 
     static func credentials(in request: Request) -> (String, viaCookie: Bool)? {
@@ -46,5 +39,13 @@ struct Authenticator: Sendable {
     /// Derived from the cookie itself, so nothing more is stored.
     static func csrfToken(forCookie value: String) -> String {
         SHA256.hash(data: Array("chatterd csrf\n\(value)".utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension ChatterRequestContext {
+    /// The session `SessionAuthenticator` set: routes in its group only.
+    func requireSession() throws -> AuthenticatedSession {
+        guard let identity else { throw SessionError.authenticationRequired }
+        return identity
     }
 }

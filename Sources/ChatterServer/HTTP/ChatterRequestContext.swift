@@ -1,10 +1,11 @@
 import ChatterWire
 import HTTPTypes
 import Hummingbird
+import HummingbirdAuth
 import NIOCore
 
 /// The per-request context. Its upload limit applies to every route: bodies past it get a 413.
-public struct ChatterRequestContext: RequestContext {
+public struct ChatterRequestContext: AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The socket peer's address: the proxy's, behind one.
     public let peerIP: String?
@@ -14,6 +15,10 @@ public struct ChatterRequestContext: RequestContext {
     /// How many leading bits of an IPv6 `clientIP` its limits count by (`ClientNetwork`); the keys are made
     /// only when a handler asks for `client(_:)`, so requests that never count anything parse no address.
     public var ipv6Prefix = ClientNetwork.defaultPrefix
+    /// The bearer or cookie session, on the native API's signed-in routes (`SessionAuthenticator`).
+    public var identity: AuthenticatedSession?
+    /// The browser, on the pages' routes (`VisitorMiddleware`).
+    var visitor: WebVisitor?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -43,5 +48,21 @@ struct ClientAddressMiddleware: RouterMiddleware {
         }
         context.ipv6Prefix = ipv6Prefix
         return try await next(request, context)
+    }
+}
+
+extension ChatterRequestContext {
+    /// The caller as the audit log and session list record it: the User-Agent cleaned (`DisplayText`), since
+    /// the session lists show it to the account's owner and to operators, and at most 256 Unicode scalars.
+    func client(_ request: Request) -> ClientInfo {
+        ClientInfo(
+            ip: clientIP, userAgent: request.headers[.userAgent].map { Self.label(DisplayText.clean(String($0.unicodeScalars.prefix(512)))) },
+            network: clientIP.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }, wideNetwork: clientIP.flatMap(ClientNetwork.wideKey))
+    }
+
+    static func label(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.prefix(256))
+        return String(scalars)
     }
 }

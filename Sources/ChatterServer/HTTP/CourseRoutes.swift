@@ -5,86 +5,37 @@ import Logging
 
 /// The course-compatible API. Shapes and status codes here must not change.
 struct CourseRoutes {
-    let services: ChatterServices
     let timeline: Timeline
+    let sessions: SessionService
+    let providers: ProviderSignIn
+    let signIn: SignInService
     let allowAnonymousPosting: Bool
+    let now: @Sendable () -> Date
 
-    var now: @Sendable () -> Date { services.now }
-
-    static let missingName = "Profile NA"
-
-    func register(on router: Router<ChatterRequestContext>) {
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
         // Course clients call these with and without a trailing slash; the router matches both.
-        router.get("getchatts") { _, _ in try await getChatts() }
-        router.post("postchatt") { request, context in try await postChatt(request, context) }
-        router.post("adduser") { request, context in try await addUser(request, context) }
-        router.post("postauth") { request, context in try await postAuth(request, context) }
-    }
-
-    func getChatts() async throws -> Response {
-        JSONResponse.make(bytes: try await timeline.courseJSON())
-    }
-
-    func postChatt(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard allowAnonymousPosting else {
-            throw APIError(
-                .forbidden, "anonymous_posting_disabled",
-                "Anonymous posting is off because it lets anyone post under any name. Sign in and use /postauth, or start chatterd with --allow-anonymous-posting (CHATTERD_ALLOW_ANONYMOUS_POSTING=1) to enable it.")
-        }
-        let body = try await request.decodeJSON(PostChattRequest.self, context: context)
-        try Self.checkLimits(name: body.name, message: body.message)
-        try await timeline.add(Chatt(name: body.name, message: body.message, time: now(), userID: nil))
-        return JSONResponse.make(EmptyResponse())
-    }
-
-    func addUser(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let body = try await request.decodeJSON(AddUserRequest.self, context: context)
-        let identity: VerifiedIdentity
-        let client = context.client(request)
-        do {
-            identity = try await services.google.verify(body.idToken, clientID: body.clientID)
-        } catch {
-            await services.audit.record(.signInFailed, method: "google", client: client, detail: error.check.rawValue)
-            throw error.apiError(provider: "Google")
-        }
-        let user = try await services.store.signIn(
-            IdentityClaims(
-                key: IdentityKey(issuer: identity.issuer, subject: identity.subject), displayName: identity.name.flatMap(Self.displayName),
-                email: identity.email?.lowercased(), emailVerified: identity.emailVerified),
-            fallbackName: Self.missingName, at: now())
-        let lifetime = services.sessions.lifetimes.course
-        let token = try await services.audit.signIn(user: user.id, method: "google", client: client) {
-            try await services.sessions.startUnrefreshable(user: user, method: "google", lifetime: lifetime, client: client)
-        }
-        return JSONResponse.make(AddUserResponse(username: user.displayName, chatterID: token.secret, lifetime: Int(lifetime)))
-    }
-
-    func postAuth(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let body = try await request.decodeJSON(PostAuthRequest.self, context: context)
-        try Self.checkLimits(name: nil, message: body.message)
-        switch try await services.sessions.authenticate(body.chatterID) {
-        case .unknown: throw APIError.unknownSession
-        case .expired: throw APIError.expiredSession
-        case .valid(let session):
-            try await timeline.add(Chatt(name: session.user.displayName, message: body.message, time: now(), userID: session.user.id))
+        router.get("getchatts") { _, _ in JSONResponse.make(bytes: try await timeline.courseJSON()) }
+        router.post("postchatt") { request, context in
+            guard allowAnonymousPosting else { throw TimelineError.anonymousPostingDisabled }
+            let body = try await request.decodeJSON(PostChattRequest.self, context: context)
+            try await timeline.post(body.message, by: nil, name: body.name, at: now())
             return JSONResponse.make(EmptyResponse())
         }
-    }
-
-    static func checkLimits(name: String?, message: String) throws {
-        if let name, name.exceeds(Limits.nameCharacters) {
-            throw APIError.tooLong("\"name\" is longer than \(Limits.nameCharacters) characters.")
+        // The same Google sign-in as `/v1/auth/google`, answered with a chatterID that cannot be refreshed.
+        router.post("adduser") { request, context in
+            let body = try await request.decodeJSON(AddUserRequest.self, context: context)
+            let client = context.client(request)
+            let claims = try await providers.google(body.idToken, clientID: body.clientID, client: client)
+            let user = try await signIn.account(claims)
+            let (token, lifetime) = try await signIn.course(user, method: .google, client: client)
+            return JSONResponse.make(AddUserResponse(username: user.displayName, chatterID: token.secret, lifetime: Int(lifetime)))
         }
-        if message.exceeds(Limits.messageCharacters) {
-            throw APIError.tooLong("\"message\" is longer than \(Limits.messageCharacters) characters.")
+        router.post("postauth") { request, context in
+            let body = try await request.decodeJSON(PostAuthRequest.self, context: context)
+            try Timeline.checkLimits(name: nil, message: body.message)
+            let session = try await sessions.session(chatterID: body.chatterID)
+            try await timeline.post(body.message, by: session.user, at: now(), limitsChecked: true)
+            return JSONResponse.make(EmptyResponse())
         }
-    }
-
-    /// Provider names are shortened to the limit rather than refused: the user cannot change what Google sends.
-    /// Every name is cleaned (`DisplayText`) first, since pages show it to other people.
-    static func displayName(_ name: String) -> String? {
-        let trimmed = DisplayText.clean(name)
-        guard !trimmed.isEmpty else { return nil }
-        return trimmed.exceeds(Limits.nameCharacters) ? String(trimmed.prefix(Limits.nameCharacters - 1)) + "…" : trimmed
     }
 }

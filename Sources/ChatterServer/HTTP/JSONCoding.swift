@@ -7,11 +7,7 @@ enum JSONResponse {
     static let logger = Logger(label: "chatterd")
     static let encodingFailed = ByteBuffer(string: #"{"error":"internal","message":"chatterd could not write its answer; the error is in its log."}"#)
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    static let encoder = WireJSON.encoder
 
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         // Wire types always encode, so a failure is chatterd's bug: said as one, never as a success.
@@ -78,7 +74,3 @@ extension Request {
     }
 }
 
-extension String {
-    /// Length as people count it (grapheme clusters), which is how limits are stated.
-    func exceeds(_ limit: Int) -> Bool { count > limit }
-}

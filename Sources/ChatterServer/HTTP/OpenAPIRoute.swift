@@ -9,7 +9,7 @@ enum OpenAPIRoute {
 
     static func register(on router: Router<ChatterRequestContext>) {
         router.get(RouterPath(NativePath.openAPI)) { _, _ in
-            guard let document else { throw APIError(.notFound, "not_found", "This build has no OpenAPI document.") }
+            guard let document else { throw APIError(.notFound, .notFound, "This build has no OpenAPI document.") }
             return JSONResponse.make(bytes: document)
         }
     }

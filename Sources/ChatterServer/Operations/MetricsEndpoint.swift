@@ -58,7 +58,7 @@ struct MetricsEndpoint: Sendable {
         router.get("metrics") { request, context in
             // Refused as if absent: a scanner learns nothing about what it could read with a token.
             guard allows(peerIP: context.peerIP, headers: request.headers) else {
-                throw APIError(.notFound, "not_found", "No such route.")
+                throw APIError(.notFound, .notFound, "No such route.")
             }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],

@@ -25,24 +25,32 @@ public struct SessionService: Sendable {
         case invalid
     }
 
-    let store: any ChatterStore
+    let store: any SessionRepository
+    /// The key session tokens are tagged with (`ChatterStore.tokenKey`).
+    let tokenKey: SessionTokenKey
     public let lifetimes: Lifetimes
     let now: @Sendable () -> Date
 
-    public init(store: any ChatterStore, lifetimes: Lifetimes, now: @escaping @Sendable () -> Date) {
+    public init(store: any SessionRepository, tokenKey: SessionTokenKey, lifetimes: Lifetimes, now: @escaping @Sendable () -> Date) {
         self.store = store
+        self.tokenKey = tokenKey
         self.lifetimes = lifetimes
         self.now = now
     }
 
+    /// Over the whole store, with its token key.
+    public init(store: any ChatterStore, lifetimes: Lifetimes, now: @escaping @Sendable () -> Date) {
+        self.init(store: store, tokenKey: store.tokenKey, lifetimes: lifetimes, now: now)
+    }
+
     /// A native session: an access token and a refresh token.
-    public func start(user: User, method: String, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
+    public func start(user: User, method: SignInMethod, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
         let id = UUID()
-        let access = SessionToken.generate(naming: id, as: .access, signedWith: store.tokenKey)
-        let refresh = SessionToken.generate(naming: id, as: .refresh, signedWith: store.tokenKey)
+        let access = SessionToken.generate(naming: id, as: .access, signedWith: tokenKey)
+        let refresh = SessionToken.generate(naming: id, as: .refresh, signedWith: tokenKey)
         let created = now()
         let session = NewSession(
-            id: id, userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
+            id: id, userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
             refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client,
             accessTokenNamed: true)
         try await ChatterMetrics.database("create_session") { try await store.createSession(session) }
@@ -52,29 +60,47 @@ public struct SessionService: Sendable {
     }
 
     /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token.
-    public func startUnrefreshable(user: User, method: String, lifetime: Double, client: ClientInfo) async throws -> SessionToken {
-        let access = SessionToken.generate(signedWith: store.tokenKey)
+    public func startUnrefreshable(user: User, method: SignInMethod, lifetime: Double, client: ClientInfo) async throws -> SessionToken {
+        let access = SessionToken.generate(signedWith: tokenKey)
         let created = now()
         try await store.createSession(NewSession(
-            userID: user.id, method: method, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
+            userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
             refreshHash: nil, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetime), client: client))
         return access
     }
 
     public func authenticate(_ accessToken: String) async throws -> SessionLookup {
         let instant = now()
-        if let id = store.tokenKey.session(namedBy: accessToken, as: .access) {
+        if let id = tokenKey.session(namedBy: accessToken, as: .access) {
             return try await store.session(accessHash: SessionToken.hash(accessToken), naming: id, at: instant)
         }
-        guard store.tokenKey.mayHaveIssued(accessToken, at: instant) else { return .unknown }
+        guard tokenKey.mayHaveIssued(accessToken, at: instant) else { return .unknown }
         return try await store.session(accessHash: SessionToken.hash(accessToken), at: instant)
+    }
+
+    /// The session a bearer token or cookie names, or why there is none.
+    func session(accessToken: String) async throws -> AuthenticatedSession {
+        switch try await authenticate(accessToken) {
+        case .valid(let session): return session
+        case .expired: throw SessionError.accessTokenExpired
+        case .unknown: throw SessionError.invalidAccessToken
+        }
+    }
+
+    /// The session a course chatterID names, or why there is none (the course API's own codes).
+    func session(chatterID: String) async throws -> AuthenticatedSession {
+        switch try await authenticate(chatterID) {
+        case .valid(let session): return session
+        case .expired: throw SessionError.expiredChatterID
+        case .unknown: throw SessionError.unknownChatterID
+        }
     }
 
     /// Rotates `refreshToken`. The new pair is also sealed under a key derived from the presented token, so
     /// that the same token retried within the grace window gets the same pair back — and only its holder can.
     /// `profile` builds the answer's profile; it is given the account when the rotation read it already.
     public func refresh(_ refreshToken: String, profile: @Sendable (User, AccountSummary?) async throws -> UserProfile) async throws -> RefreshResult {
-        let instant = now(), key = store.tokenKey, presentedHash = SessionToken.hash(refreshToken)
+        let instant = now(), key = tokenKey, presentedHash = SessionToken.hash(refreshToken)
         let sessionID: UUID?
         if let named = key.session(namedBy: refreshToken, as: .refresh) {
             sessionID = named

@@ -6,15 +6,15 @@ import Hummingbird
 /// `/account`: the profile, the sessions with "revoke", sign-out (this browser or everywhere), and
 /// deleting the account after a confirmation step.
 struct AccountPages {
-    let services: ChatterServices
+    let accounts: AccountService
     let pages: WebPages
     let web: WebSessions
 
-    func register(on router: Router<ChatterRequestContext>) {
-        router.get("account") { request, _ in try await show(request) }
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
+        router.get("account") { request, context in try await show(request, context) }
         router.post(RouterPath(FormAction.revokeSession.route)) { request, context in try await revoke(request, context) }
         router.post(RouterPath(FormAction.signOut.route)) { request, context in try await signOut(request, context) }
-        router.get("account/delete") { request, _ in try await confirmDeletion(request) }
+        router.get("account/delete") { _, context in try await confirmDeletion(context) }
         router.post(RouterPath(FormAction.deleteAccount.route)) { request, context in try await delete(request, context) }
     }
 
@@ -30,18 +30,18 @@ struct AccountPages {
     }
 
     /// The signed-in visitor, or a redirect to sign in and come back.
-    func signedIn(_ request: Request) async throws -> (WebVisitor, AuthenticatedSession)? {
-        let visitor = try await web.visitor(request)
+    func signedIn(_ context: ChatterRequestContext) throws -> (WebVisitor, AuthenticatedSession)? {
+        let visitor = try context.requireVisitor()
         guard let session = visitor.session else { return nil }
         return (visitor, session)
     }
 
     static let signInFirst = WebSessions.redirect(to: "/auth?next=/account")
 
-    func show(_ request: Request) async throws -> Response {
-        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
-        let profile = try await services.profile(session.user)
-        let records = try await services.store.sessions(of: session.user.id)
+    func show(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
+        let profile = try await accounts.profile(session.user)
+        let records = try await accounts.sessions(of: session.user)
         let notice = request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text
         let page = Page(
             frame: pages.frame("Your account", visitor, notice: notice), name: profile.displayName, email: profile.email,
@@ -51,7 +51,7 @@ struct AccountPages {
                     id: $0.id.uuidString, device: Self.describe($0), createdISO: WebTime.iso($0.createdAt), createdUTC: WebTime.utc($0.createdAt),
                     usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID)
             },
-            isOperator: try await services.store.account(id: session.user.id)?.isAdmin == true)
+            isOperator: try await accounts.isOperator(session.user))
         return pages.render("account", page, visitor: visitor)
     }
 
@@ -62,9 +62,9 @@ struct AccountPages {
     }
 
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
+        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .revokeSession, request, context, visitor: visitor)
-        try await SessionEnding(services: services).revoke(
+        try await accounts.revoke(
             context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
         return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
     }
@@ -75,13 +75,13 @@ struct AccountPages {
     }
 
     func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try await signedIn(request) else { return WebSessions.redirect(to: "/") }
+        guard let (visitor, session) = try signedIn(context) else { return WebSessions.redirect(to: "/") }
         let form = try await web.form(SignOutForm.self, for: .signOut, request, context, visitor: visitor)
         let everywhere = form.scope == "everywhere"
-        try await SessionEnding(services: services).signOut(session, everywhere: everywhere, client: context.client(request))
+        try await accounts.signOut(session, everywhere: everywhere, client: context.client(request))
         let notice: Notice = everywhere ? .signedOutEverywhere : .signedOut
         var response = WebSessions.redirect(to: "/?notice=\(notice.rawValue)")
-        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Authenticator.cookieName)))
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(SessionAuthenticator.cookieName)))
         return response
     }
 
@@ -92,19 +92,19 @@ struct AccountPages {
         let csrf: String
     }
 
-    func confirmDeletion(_ request: Request) async throws -> Response {
-        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
+    func confirmDeletion(_ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
         return pages.render("delete", DeletePage(
                 frame: pages.frame("Delete your account", visitor), name: session.user.displayName,
                 csrf: FormAction.deleteAccount.csrfToken(forBrowser: visitor.browserID)), visitor: visitor)
     }
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try await signedIn(request) else { return Self.signInFirst }
+        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .deleteAccount, request, context, visitor: visitor)
-        try await SessionEnding(services: services).deleteAccount(session, client: context.client(request))
+        try await accounts.deleteAccount(session, client: context.client(request))
         var response = WebSessions.redirect(to: "/?notice=\(Notice.deleted.rawValue)")
-        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Authenticator.cookieName)))
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(SessionAuthenticator.cookieName)))
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(WebVisitor.deviceCookieName)))
         return response
     }

@@ -7,12 +7,12 @@ import Hummingbird
 /// identities and sessions, end sessions, disable, enable or delete it, and read the audit log; the same
 /// `AdminService` as `chatterd admin`, so the same rules and audit, with this admin as the actor.
 struct AdminPages {
-    let services: ChatterServices
+    let admin: AdminService
     let pages: WebPages
     let web: WebSessions
 
-    func register(on router: Router<ChatterRequestContext>) {
-        router.get("admin") { request, _ in try await list(request) }
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
+        router.get("admin") { request, context in try await list(request, context) }
         router.get("admin/users/:id") { request, context in try await show(request, context) }
         router.post(RouterPath(FormAction.endSession.route)) { request, context in try await endSession(request, context) }
         router.post(RouterPath(FormAction.endSessions.route)) { request, context in try await endSessions(request, context) }
@@ -21,20 +21,17 @@ struct AdminPages {
         router.post(RouterPath(FormAction.enableAccount.route)) { request, context in try await setDisabled(false, request, context) }
         router.get(RouterPath(FormAction.deleteOtherAccount.route)) { request, context in try await confirm(.delete, request, context) }
         router.post(RouterPath(FormAction.deleteOtherAccount.route)) { request, context in try await delete(request, context) }
-        router.get("admin/audit") { request, _ in try await audit(request) }
+        router.get("admin/audit") { request, context in try await audit(request, context) }
     }
 
-    static let notAnOperator = APIError(.forbidden, "not_an_operator", "These pages are for the server's operators.")
-
-    static let noSuchAccount = APIError(.notFound, "not_found", "There is no such account.")
+    static let noSuchAccount = APIError(.notFound, .notFound, "There is no such account.")
     static let signInFirst = WebSessions.redirect(to: "/auth?next=/admin")
 
-    /// The signed-in operator, nil when no one is signed in, or a 403 for anyone else. Asked of the database
-    /// on every request (the session cache does not hold it), so revoking operator rights takes effect at once.
-    private func admin(_ request: Request) async throws -> (WebVisitor, AuthenticatedSession)? {
-        let visitor = try await web.visitor(request)
+    /// The signed-in operator, nil when no one is signed in, or a 403 for anyone else (`AdminService.requireOperator`).
+    private func signedInOperator(_ context: ChatterRequestContext) async throws -> (WebVisitor, AuthenticatedSession)? {
+        let visitor = try context.requireVisitor()
         guard let session = visitor.session else { return nil }
-        guard try await services.store.account(id: session.user.id)?.isAdmin == true else { throw Self.notAnOperator }
+        try await admin.requireOperator(session.user)
         return (visitor, session)
     }
 
@@ -44,9 +41,7 @@ struct AdminPages {
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
             throw Self.noSuchAccount
         }
-        if let session, session.user.id == id {
-            throw APIError(.conflict, "own_account", "Use your account page to change your own account.")
-        }
+        if let session { return try admin.target(id, changedBy: session.user) }
         return id
     }
 
@@ -58,10 +53,10 @@ struct AdminPages {
         let none: Bool
     }
 
-    func list(_ request: Request) async throws -> Response {
-        guard let (visitor, _) = try await admin(request) else { return Self.signInFirst }
+    func list(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, _) = try await signedInOperator(context) else { return Self.signInFirst }
         let query = String((request.uri.queryParameters.get("q") ?? "").prefix(200))
-        let found = try await services.admin.find(query, limit: 100)
+        let found = try await admin.find(query, limit: 100)
         let rows = found.map {
             ListPage.Row(
                 id: $0.user.id.uuidString, name: $0.user.displayName, email: $0.emails.first ?? "", createdISO: WebTime.iso($0.createdAt),
@@ -84,10 +79,10 @@ struct AdminPages {
     }
 
     func show(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
+        guard let (visitor, session) = try await signedInOperator(context) else { return Self.signInFirst }
         let id = try target(context)
         let details: AdminService.AccountDetails
-        do { details = try await services.admin.details(of: id) } catch is AdminService.Failure {
+        do { details = try await admin.details(of: id) } catch is AdminService.Failure {
             throw Self.noSuchAccount
         }
         let account = details.account
@@ -112,35 +107,31 @@ struct AdminPages {
         _ request: Request, _ context: ChatterRequestContext, _ action: FormAction, notice: AdminNotice,
         _ body: (UUID, AuditActor, ClientInfo) async throws -> Void
     ) async throws -> Response {
-        guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
+        guard let (visitor, session) = try await signedInOperator(context) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: action, request, context, visitor: visitor)
         let id = try target(context, notSelf: session)
-        do {
-            try await body(id, .admin(session.user.id), context.client(request))
-        } catch let failure as AdminService.Failure {
-            throw APIError(.notFound, "not_found", failure.description.prefix(1).uppercased() + failure.description.dropFirst() + ".")
-        }
+        try await body(id, .admin(session.user.id), context.client(request))
         return WebSessions.redirect(to: notice == .deleted ? "/admin?notice=deleted" : "/admin/users/\(id.uuidString)?notice=\(notice.rawValue)")
     }
 
     func endSession(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         try await change(request, context, .endSession, notice: .sessionEnded) { id, actor, client in
             guard let sessionID = context.parameters.get("session").flatMap(UUID.init(uuidString:)) else {
-                throw APIError(.notFound, "not_found", "There is no such session.")
+                throw APIError(.notFound, .notFound, "There is no such session.")
             }
-            try await services.admin.endSession(sessionID, of: id, by: actor, client: client)
+            try await admin.endSession(sessionID, of: id, by: actor, client: client)
         }
     }
 
     func endSessions(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         try await change(request, context, .endSessions, notice: .sessionsEnded) { id, actor, client in
-            try await services.admin.endSessions(of: id, by: actor, client: client)
+            try await admin.endSessions(of: id, by: actor, client: client)
         }
     }
 
     func setDisabled(_ disabled: Bool, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         try await change(request, context, disabled ? .disableAccount : .enableAccount, notice: disabled ? .disabled : .enabled) { id, actor, client in
-            try await services.admin.setDisabled(disabled, userID: id, by: actor, client: client)
+            try await admin.setDisabled(disabled, userID: id, by: actor, client: client)
         }
     }
 
@@ -170,9 +161,10 @@ struct AdminPages {
     }
 
     func confirm(_ kind: Confirmation, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try await admin(request) else { return Self.signInFirst }
+        guard let (visitor, session) = try await signedInOperator(context) else { return Self.signInFirst }
         let id = try target(context, notSelf: session)
-        guard let account = try await services.store.account(id: id) else { throw Self.noSuchAccount }
+        let account: AccountRecord
+        do { account = try await admin.account(id: id) } catch is AdminService.Failure { throw Self.noSuchAccount }
         let name = account.user.displayName, heading = kind.heading(account.user.displayName)
         let page = ConfirmPage(
             frame: pages.frame(heading, visitor), id: id.uuidString, name: name, heading: heading, consequence: kind.consequence,
@@ -182,7 +174,7 @@ struct AdminPages {
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         try await change(request, context, .deleteOtherAccount, notice: .deleted) { id, actor, client in
-            try await services.admin.delete(userID: id, by: actor, client: client)
+            try await admin.delete(userID: id, by: actor, client: client)
         }
     }
 
@@ -197,15 +189,15 @@ struct AdminPages {
     }
 
     /// Filters by the query's `user` (id or email), `kind`, `since` and `until`; newest 200 first.
-    func audit(_ request: Request) async throws -> Response {
-        guard let (visitor, _) = try await admin(request) else { return Self.signInFirst }
+    func audit(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, _) = try await signedInOperator(context) else { return Self.signInFirst }
         let query = request.uri.queryParameters
         let user = String((query.get("user") ?? "").prefix(200)), kind = query.get("kind") ?? ""
         let since = String((query.get("since") ?? "").prefix(40)), until = String((query.get("until") ?? "").prefix(40))
         var filter = AuditFilter(limit: 200)
         var problems: [String] = []
         if !user.trimmingCharacters(in: .whitespaces).isEmpty {
-            do { filter.userID = try await services.admin.account(user).user.id } catch let failure as AdminService.Failure {
+            do { filter.userID = try await admin.account(user).user.id } catch let failure as AdminService.Failure {
                 problems.append(failure.description)
             }
         }
@@ -214,7 +206,7 @@ struct AdminPages {
             guard let date = AuditTime.parse(text) else { problems.append("\(name) is not a date"); continue }
             filter[keyPath: bound] = date
         }
-        let events = problems.isEmpty ? try await services.admin.auditEvents(filter) : []
+        let events = problems.isEmpty ? try await admin.auditEvents(filter) : []
         let rows = events.map { e in
             AuditPage.Row(
                 atISO: WebTime.iso(e.at), atUTC: WebTime.utc(e.at), event: e.event, user: e.userID?.uuidString ?? "", method: e.method ?? "",

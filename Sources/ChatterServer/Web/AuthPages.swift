@@ -8,16 +8,20 @@ import Hummingbird
 /// code, as in the native API), and Google when a web client ID is configured. The same flows, limits and
 /// device allowance as the native API; only the answers differ (pages and redirects instead of JSON).
 struct AuthPages {
-    let services: ChatterServices
+    let emailCodes: EmailCodeFlow
+    let passwords: PasswordFlow
+    let providers: ProviderSignIn
+    let signIn: SignInService
     let pages: WebPages
     let web: WebSessions
+    let now: @Sendable () -> Date
 
-    func register(on router: Router<ChatterRequestContext>) {
-        router.get("auth") { request, _ in try await signInPage(request) }
-        router.get("auth/signup") { request, _ in try await startPage(request, .signup) }
-        router.get("auth/reset") { request, _ in try await startPage(request, .reset) }
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
+        router.get("auth") { request, context in try await signInPage(request, visitor: try context.requireVisitor()) }
+        router.get("auth/signup") { request, context in try await startPage(request, .signup, visitor: try context.requireVisitor()) }
+        router.get("auth/reset") { request, context in try await startPage(request, .reset, visitor: try context.requireVisitor()) }
         router.post(RouterPath(FormAction.sendCode.route)) { request, context in try await sendCode(request, context) }
-        router.get("auth/code") { request, _ in try await codePage(request) }
+        router.get("auth/code") { request, context in try await codePage(request, visitor: try context.requireVisitor()) }
         router.post(RouterPath(FormAction.resendCode.route)) { request, context in try await resend(request, context) }
         router.post(RouterPath(FormAction.verifyCode.route)) { request, context in try await verify(request, context) }
         router.post(RouterPath(FormAction.password.route)) { request, context in try await password(request, context) }
@@ -82,7 +86,7 @@ struct AuthPages {
             else { return nil }
             self = pending
             self.email = email
-            self.next = pending.next.flatMap(WebSessionRoutes.sameSitePath)
+            self.next = pending.next.flatMap(WebSessions.sameSitePath)
         }
     }
 
@@ -95,9 +99,8 @@ struct AuthPages {
         let google: String?
     }
 
-    func signInPage(_ request: Request, visitor known: WebVisitor? = nil, email: String = "", error: APIError? = nil) async throws -> Response {
-        let visitor = try await web.visitor(request, known: known)
-        let next = request.uri.queryParameters.get("next").flatMap(WebSessionRoutes.sameSitePath) ?? ""
+    func signInPage(_ request: Request, visitor: WebVisitor, email: String = "", error: APIError? = nil) async throws -> Response {
+        let next = request.uri.queryParameters.get("next").flatMap(WebSessions.sameSitePath) ?? ""
         if visitor.session != nil, error == nil { return WebSessions.redirect(to: next.isEmpty ? "/" : next) }
         let page = SignInPage(
             frame: pages.frame("Sign in", visitor, error: error?.body.message), next: next, email: email, google: pages.policy.googleWebClientID)
@@ -113,14 +116,13 @@ struct AuthPages {
         let email: String
     }
 
-    func startPage(_ request: Request, _ purpose: Purpose, visitor known: WebVisitor? = nil, email: String = "", error: APIError? = nil) async throws -> Response {
-        let visitor = try await web.visitor(request, known: known)
+    func startPage(_ request: Request, _ purpose: Purpose, visitor: WebVisitor, email: String = "", error: APIError? = nil) async throws -> Response {
         let explanation = purpose == .signup
             ? "Enter your email. We send a code to prove it is yours; then you choose a password."
             : "Enter your account's email. We send a code to prove it is yours; then you choose a new password."
         let page = StartPage(
             frame: pages.frame(purpose.heading, visitor, error: error?.body.message), heading: purpose.heading, explanation: explanation,
-            purpose: purpose.rawValue, next: request.uri.queryParameters.get("next").flatMap(WebSessionRoutes.sameSitePath) ?? "", email: email)
+            purpose: purpose.rawValue, next: request.uri.queryParameters.get("next").flatMap(WebSessions.sameSitePath) ?? "", email: email)
         return pages.render("start", page, status: error?.status ?? .ok, visitor: visitor)
     }
 
@@ -138,15 +140,14 @@ struct AuthPages {
         let restart: String
     }
 
-    func codePage(_ request: Request, visitor known: WebVisitor? = nil, error: APIError? = nil) async throws -> Response {
-        let visitor = try await web.visitor(request, known: known)
+    func codePage(_ request: Request, visitor: WebVisitor, error: APIError? = nil) async throws -> Response {
         guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
-        let elapsed = services.now().timeIntervalSince1970 - pending.sentAt
-        let wait = max(0, min(Int(services.codes.limits.cooldown), Int((services.codes.limits.cooldown - elapsed).rounded(.up))))
+        let elapsed = now().timeIntervalSince1970 - pending.sentAt, cooldown = emailCodes.codes.limits.cooldown
+        let wait = max(0, min(Int(cooldown), Int((cooldown - elapsed).rounded(.up))))
         let page = CodePage(
             frame: pages.frame(pending.purpose.heading, visitor, error: error?.body.message), heading: pending.purpose.heading,
             email: pending.email, signUp: pending.purpose == .signup, needsPassword: pending.purpose != .signin,
-            minimumLength: services.rules.minimumLength,
+            minimumLength: passwords.rules.minimumLength,
             action: pending.purpose.action, wait: wait, waiting: wait > 0, restart: pending.purpose.start)
         return pages.render("code", page, status: error?.status ?? .ok, visitor: visitor)
     }
@@ -161,34 +162,34 @@ struct AuthPages {
     }
 
     func sendCode(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let visitor = try await web.visitor(request)
+        let visitor = try context.requireVisitor()
         let form = try await web.form(CodeForm.self, for: .sendCode, request, context, visitor: visitor)
         do {
             let email = try EmailCodeFlow.address(form.email)
             return try await send(email, form.purpose, next: form.next, request, context)
-        } catch let error as APIError {
-            if form.purpose == .signin { return try await signInPage(request, visitor: visitor, email: form.email, error: error) }
-            return try await startPage(request, form.purpose, visitor: visitor, email: form.email, error: error)
+        } catch let error as any APIErrorConvertible {
+            if form.purpose == .signin { return try await signInPage(request, visitor: visitor, email: form.email, error: error.apiError) }
+            return try await startPage(request, form.purpose, visitor: visitor, email: form.email, error: error.apiError)
         }
     }
 
     func resend(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let visitor = try await web.visitor(request)
+        let visitor = try context.requireVisitor()
         _ = try await web.form(CSRFOnly.self, for: .resendCode, request, context, visitor: visitor)
         guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
         do {
             return try await send(pending.email, pending.purpose, next: pending.next, request, context)
-        } catch let error as APIError {
-            return try await codePage(request, visitor: visitor, error: error)
+        } catch let error as any APIErrorConvertible {
+            return try await codePage(request, visitor: visitor, error: error.apiError)
         }
     }
 
     private func send(_ email: String, _ purpose: Purpose, next: String?, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        _ = try await EmailCodeFlow(services: services).send(
+        _ = try await emailCodes.send(
             to: email, purpose: purpose == .reset ? .passwordReset : .signIn, client: context.client(request),
             deviceToken: request.cookies[WebVisitor.deviceCookieName]?.value)
         var response = WebSessions.redirect(to: "/auth/code")
-        let pending = Pending(email: email, purpose: purpose, sentAt: services.now().timeIntervalSince1970, next: next.flatMap(WebSessionRoutes.sameSitePath))
+        let pending = Pending(email: email, purpose: purpose, sentAt: now().timeIntervalSince1970, next: next.flatMap(WebSessions.sameSitePath))
         response.headers.append(HTTPField(name: .setCookie, value: pending.cookie))
         return response
     }
@@ -201,7 +202,7 @@ struct AuthPages {
     }
 
     func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let visitor = try await web.visitor(request)
+        let visitor = try context.requireVisitor()
         let form = try await web.form(VerifyForm.self, for: .verifyCode, request, context, visitor: visitor)
         guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
         let client = context.client(request)
@@ -209,21 +210,21 @@ struct AuthPages {
             let user: User
             switch pending.purpose {
             case .signin:
-                user = try await EmailCodeFlow(services: services).signIn(email: pending.email, code: form.code, client: client)
+                user = try await emailCodes.signIn(email: pending.email, code: form.code, client: client)
             case .signup:
                 let name = form.displayName.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-                (user, _) = try await PasswordFlow(services: services).signUp(
+                (user, _) = try await passwords.signUp(
                     email: pending.email, password: form.password ?? "", displayName: name, code: form.code, client: client)
             case .reset:
-                (user, _) = try await PasswordFlow(services: services).reset(
+                (user, _) = try await passwords.reset(
                     email: pending.email, newPassword: form.password ?? "", code: form.code, client: client)
             }
-            let method = pending.purpose == .signin ? "email" : "password"
+            let method: SignInMethod = pending.purpose == .signin ? .email : .password
             return try await web.signedIn(
                 user, method: method, client: client, deviceFor: pending.email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
                 next: pending.next, replacing: visitor)
-        } catch let error as APIError {
-            return try await codePage(request, visitor: visitor, error: error)
+        } catch let error as any APIErrorConvertible {
+            return try await codePage(request, visitor: visitor, error: error.apiError)
         }
     }
 
@@ -235,17 +236,17 @@ struct AuthPages {
     }
 
     func password(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let visitor = try await web.visitor(request)
+        let visitor = try context.requireVisitor()
         let form = try await web.form(PasswordForm.self, for: .password, request, context, visitor: visitor)
         let client = context.client(request)
         do {
-            let (user, email) = try await PasswordFlow(services: services).signIn(
+            let (user, email) = try await passwords.signIn(
                 email: form.email, password: form.password, deviceToken: request.cookies[WebVisitor.deviceCookieName]?.value, client: client)
             return try await web.signedIn(
-                user, method: "password", client: client, deviceFor: email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
+                user, method: .password, client: client, deviceFor: email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
                 next: form.next, replacing: visitor)
-        } catch let error as APIError {
-            return try await signInPage(request, visitor: visitor, email: form.email, error: error)
+        } catch let error as any APIErrorConvertible {
+            return try await signInPage(request, visitor: visitor, email: form.email, error: error.apiError)
         }
     }
 
@@ -259,21 +260,20 @@ struct AuthPages {
 
     func google(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let clientID = pages.policy.googleWebClientID else {
-            throw APIError(.notFound, "not_found", "Google sign-in is not configured on this server.")
+            throw APIError(.notFound, .notFound, "Google sign-in is not configured on this server.")
         }
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         guard let form = try? URLEncodedFormDecoder().decode(GoogleForm.self, from: String(buffer: buffer)) else {
-            throw APIError(.badRequest, "invalid_form", "Google's answer was incomplete; try again.")
+            throw APIError(.badRequest, .invalidForm, "Google's answer was incomplete; try again.")
         }
         guard let cookie = request.cookies["g_csrf_token"]?.value, !cookie.isEmpty,
             constantTimeEqual(Array(cookie.utf8), Array(form.g_csrf_token.utf8))
         else {
-            throw APIError(.forbidden, "csrf_failed", "Google's answer did not come from this browser; try again.")
+            throw APIError(.forbidden, .csrfFailed, "Google's answer did not come from this browser; try again.")
         }
         let client = context.client(request)
-        let claims = try await GoogleFlow(services: services).claims(form.credential, clientID: clientID, client: client)
-        let user = try await services.store.signIn(claims, fallbackName: CourseRoutes.missingName, at: services.now())
-        return try await web.signedIn(user, method: "google", client: client, next: nil, replacing: try await web.visitor(request))
+        let claims = try await providers.google(form.credential, clientID: clientID, client: client)
+        return try await web.signedIn(try await signIn.account(claims), method: .google, client: client, next: nil, replacing: try context.requireVisitor())
     }
 }
 

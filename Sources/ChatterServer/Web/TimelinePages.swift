@@ -5,15 +5,15 @@ import Hummingbird
 
 /// `/`: the timeline, newest first, readable without signing in; a post form when signed in.
 struct TimelinePages {
-    let services: ChatterServices
+    let timeline: Timeline
     let pages: WebPages
     let web: WebSessions
-    let timeline: Timeline
+    let now: @Sendable () -> Date
 
     static let pageSize = 50
 
-    func register(on router: Router<ChatterRequestContext>) {
-        router.get("/") { request, _ in try await show(request) }
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
+        router.get("/") { request, context in try await show(request, visitor: try context.requireVisitor()) }
         router.post(RouterPath(FormAction.post.route)) { request, context in try await post(request, context) }
     }
 
@@ -28,10 +28,9 @@ struct TimelinePages {
         let draft: String
     }
 
-    func show(_ request: Request, visitor known: WebVisitor? = nil, draft: String = "", error: APIError? = nil) async throws -> Response {
-        let visitor = try await web.visitor(request, known: known)
+    func show(_ request: Request, visitor: WebVisitor, draft: String = "", error: APIError? = nil) async throws -> Response {
         let before = request.uri.queryParameters.get("before").flatMap(UUID.init(uuidString:))
-        let chatts = try await services.store.chatts(before: before, limit: Self.pageSize)
+        let chatts = try await timeline.chatts(before: before, limit: Self.pageSize)
         let notice = request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text
         let page = Page(
             frame: pages.frame("Timeline", visitor, notice: notice, error: error?.body.message),
@@ -47,16 +46,13 @@ struct TimelinePages {
     }
 
     func post(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let visitor = try await web.visitor(request)
+        let visitor = try context.requireVisitor()
         let form = try await web.form(PostForm.self, for: .post, request, context, visitor: visitor)
         guard let session = visitor.session else { return WebSessions.redirect(to: "/auth?next=/") }
         do {
-            let message = form.message.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !message.isEmpty else { throw APIError(.badRequest, "empty_message", "Write something before posting.") }
-            try CourseRoutes.checkLimits(name: nil, message: message)
-            try await timeline.add(Chatt(name: session.user.displayName, message: message, time: services.now(), userID: session.user.id))
-        } catch let error as APIError {
-            return try await show(request, visitor: visitor, draft: form.message, error: error)
+            try await timeline.post(page: form.message, by: session.user, at: now())
+        } catch let error as any APIErrorConvertible {
+            return try await show(request, visitor: visitor, draft: form.message, error: error.apiError)
         }
         return WebSessions.redirect(to: "/")
     }

@@ -25,7 +25,7 @@ struct WebVisitor: Sendable {
         let existing = request.cookies[browserCookieName]?.value
         let valid = existing.flatMap { $0.utf8.count == 43 ? $0 : nil }
         var session: AuthenticatedSession?
-        if let token = request.cookies[Authenticator.cookieName]?.value, !token.isEmpty, token.utf8.count <= 128,
+        if let token = request.cookies[SessionAuthenticator.cookieName]?.value, !token.isEmpty, token.utf8.count <= 128,
             case .valid(let found) = try await sessions.authenticate(token)
         {
             session = found
@@ -37,6 +37,28 @@ struct WebVisitor: Sendable {
     func accepts(csrf sent: String?, for action: FormAction) -> Bool {
         guard let sent, !isNewBrowser else { return false }
         return constantTimeEqual(Array(sent.utf8), Array(action.csrfToken(forBrowser: browserID).utf8))
+    }
+}
+
+/// Applied to the pages' route group: every page and form knows its browser (`context.requireVisitor()`),
+/// found once per request.
+struct VisitorMiddleware: RouterMiddleware {
+    typealias Context = ChatterRequestContext
+    let sessions: SessionService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.visitor = try await WebVisitor.of(request, sessions: sessions)
+        context.identity = context.visitor?.session
+        return try await next(request, context)
+    }
+}
+
+extension ChatterRequestContext {
+    /// The browser `VisitorMiddleware` found: pages' routes only.
+    func requireVisitor() throws -> WebVisitor {
+        guard let visitor else { throw APIError(.internalServerError, .internalError, "This page was served without its browser.") }
+        return visitor
     }
 }
 

@@ -49,7 +49,7 @@ struct Login: AsyncParsableCommand {
     static func interactive(_ context: CommandContext, email: String?, password: Bool) async throws -> AuthSession {
         let console = context.console
         guard let email = email ?? ask("Email: ") else { throw ChatterError.cancelled }
-        if let problem = FormValidation.emailProblem(email) { throw CLIError(code: "invalid_email", message: problem, exitCode: 64) }
+        if let problem = FormValidation.emailProblem(email) { throw CLIError(code: ErrorCode.invalidEmail.rawValue, message: problem, exitCode: 64) }
         if password {
             guard let secret = console.readLine("Password: ", true), !secret.isEmpty else { throw ChatterError.cancelled }
             return try await withSpinner("Signing in…") { try await context.client.signIn(email: email, password: secret) }

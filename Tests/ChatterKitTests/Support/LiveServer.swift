@@ -51,7 +51,7 @@ struct LiveServer: Sendable {
                     logger.logLevel = .warning
                     let store = try await SQLiteStore.open(path: config.databasePath, logger: logger)
                     let mail = CapturingMail()
-                    let services = ChatterServices(
+                    let services = ServerAssembly(
                         configuration: config, store: store, mail: mail, googleKeys: HTTPJWKSSource(url: googleURL),
                         appleKeys: HTTPJWKSSource(url: appleURL), now: clock.function, logger: logger)
                     // The store must be closed however the test ends: SQLiteNIO asserts on an open connection.
@@ -85,10 +85,13 @@ struct LiveServer: Sendable {
     }
 
     /// Only the course API, as the course's own chatterd serves it: no /v1 routes at all.
-    static func courseRouter(_ services: ChatterServices) -> Router<ChatterRequestContext> {
+    static func courseRouter(_ services: ServerAssembly) -> Router<ChatterRequestContext> {
         let router = Router(context: ChatterRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
-        CourseRoutes(services: services, timeline: Timeline(store: services.store), allowAnonymousPosting: false).register(on: router)
+        CourseRoutes(
+            timeline: services.timeline, sessions: services.sessions, providers: services.providers, signIn: services.signIn,
+            allowAnonymousPosting: false, now: services.now
+        ).register(on: router)
         return router
     }
 

@@ -120,7 +120,7 @@ import Testing
         let bearer = try #require(schemes["bearerAuth"] as? [String: Any])
         #expect(bearer["type"] as? String == "http" && bearer["scheme"] as? String == "bearer")
         let cookie = try #require(schemes["cookieAuth"] as? [String: Any])
-        #expect(cookie["in"] as? String == "cookie" && cookie["name"] as? String == Authenticator.cookieName)
+        #expect(cookie["in"] as? String == "cookie" && cookie["name"] as? String == SessionAuthenticator.cookieName)
     }
 
     @Test func documentListsEveryRegisteredRoute() async throws {

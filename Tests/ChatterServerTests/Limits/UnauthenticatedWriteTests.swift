@@ -64,14 +64,14 @@ import Testing
     @Test(arguments: StoreBackend.available) func handOffsAreThrottledAndPurgedAtExpiry(backend: StoreBackend) async throws {
         try await Harness.run(backend: backend) { h async throws in
             let session = try await h.nativeSignIn()
-            let answers = try await h.parallel(WebSessionRoutes.handoffsPerWindow + 10) { _ in
+            let answers = try await h.parallel(WebHandoffs.perWindow + 10) { _ in
                 try await h.post(NativePath.webSession, json: "", bearer: session.accessToken)
             }
-            #expect(answers.count(.ok) == WebSessionRoutes.handoffsPerWindow)
+            #expect(answers.count(.ok) == WebHandoffs.perWindow)
             #expect(answers.count(.tooManyRequests) == 10)
             let link = try h.decode(WebSessionResponse.self, try #require(answers.first { $0.status == .ok }))
             let code = try #require(URLComponents(string: link.url)?.queryItems?.first { $0.name == "code" }?.value)
-            h.clock.advance(by: WebSessionRoutes.handoffLifetime + 1)
+            h.clock.advance(by: WebHandoffs.lifetime + 1)
             try await h.store.purgeStaleRecords(StoreService.cutoffs(at: h.clock.now, auditRetentionDays: nil))
             // Gone, not merely expired: redeeming at a time before the expiry finds nothing either.
             #expect(try await h.store.redeemHandoff(codeHash: SessionToken.hash(code), at: h.clock.now.addingTimeInterval(-3600)) == nil)

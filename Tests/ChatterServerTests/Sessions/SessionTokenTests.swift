@@ -59,8 +59,8 @@ import Testing
             let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { [now] in now })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
-            let mine = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
-            let victim = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            let mine = try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile)
+            let victim = try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile)
             // 48 bytes are 64 characters without padding, so base64url is base64 with two letters swapped.
             let decode = { (token: String) in
                 Array(Data(base64Encoded: token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")) ?? Data())
@@ -96,10 +96,10 @@ import Testing
             let clock = TestClock(now)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { clock.now })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
-            let mine = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
-            let other = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            let mine = try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile)
+            let other = try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile)
             #expect(mine.accessToken.count == 64 && store.tokenKey.session(namedBy: mine.accessToken, as: .access)?.text == mine.sessionID)
-            let chatterID = try await sessions.startUnrefreshable(user: user, method: "google", lifetime: 3600, client: ClientInfo())
+            let chatterID = try await sessions.startUnrefreshable(user: user, method: .google, lifetime: 3600, client: ClientInfo())
             #expect(chatterID.secret.count == 43)
             guard case .valid = try await sessions.authenticate(chatterID.secret) else {
                 Issue.record("an unnamed chatterID was refused")
@@ -191,7 +191,7 @@ import Testing
             }
             // Tokens the service issues are tagged, and work.
             let started = try await sessions.start(
-                user: user, method: "email", client: ClientInfo(),
+                user: user, method: .email, client: ClientInfo(),
                 profile: UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: []))
             guard case .valid = try await sessions.authenticate(started.accessToken) else {
                 Issue.record("a tagged token was refused")

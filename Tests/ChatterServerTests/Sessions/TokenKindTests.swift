@@ -39,7 +39,7 @@ import Testing
             let sessions = SessionService(store: store, lifetimes: .init(), now: { Date() })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
             let started = try await withThrowingTaskGroup(of: SessionResponse.self) { group in
-                for _ in 0..<20 { group.addTask { try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile) } }
+                for _ in 0..<20 { group.addTask { try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             for session in started { _ = try await sessions.authenticate(session.accessToken) }
@@ -72,7 +72,7 @@ extension TokenKindTests {
             let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: Date())
             let sessions = SessionService(store: store, lifetimes: .init(), now: { Date() })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
-            let started = try await sessions.start(user: user, method: "email", client: ClientInfo(), profile: profile)
+            let started = try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile)
             let id = try #require(UUID(uuidString: started.sessionID))
             func legacy() -> String {
                 let named = id.bytes + SecureRandom.bytes(SessionTokenKey.randomBytes)

@@ -22,7 +22,7 @@ struct Harness: Sendable {
     let store: any ChatterStore
     /// The SQLite file, for tests that read it directly (SQLite runs only).
     let databasePath: String
-    let services: ChatterServices
+    let services: ServerAssembly
     let mail: CapturingMail
     let client: LiveClient
 
@@ -74,7 +74,7 @@ struct Harness: Sendable {
             logger.logLevel = .warning
             let store = try await location.open(logger: logger)
             let mail = CapturingMail()
-            let services = ChatterServices(
+            let services = ServerAssembly(
                 configuration: config, store: store, mail: mailTransport ?? mail, googleKeys: HTTPJWKSSource(url: url),
                 appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, now: clock.function, logger: logger)
             try await LiveService.run(logger: logger, { onServerRunning in

@@ -92,8 +92,8 @@ import Testing
             let done = try await browser.post("/auth/code/verify", [("code", code)])
             #expect(done.status == .seeOther && done.headers[.location] == "/account")
             let cookies = done.headers[values: .setCookie]
-            let session = try #require(cookies.first { $0.hasPrefix(Authenticator.cookieName + "=") })
-            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=\(Int(WebSessions.lifetime))"] { #expect(session.contains(attribute)) }
+            let session = try #require(cookies.first { $0.hasPrefix(SessionAuthenticator.cookieName + "=") })
+            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=\(Int(SignInService.browserLifetime))"] { #expect(session.contains(attribute)) }
             #expect(cookies.contains { $0.hasPrefix(WebVisitor.deviceCookieName + "=") }, "the browser gets a device cookie")
             let account = WebBrowser.text(try await browser.get("/account"))
             #expect(account.contains("ada@example.com") && account.contains("this browser"))

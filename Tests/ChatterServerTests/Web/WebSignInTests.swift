@@ -22,15 +22,15 @@ import Testing
             var victim = WebBrowser(h)
             let asked = try await victim.get(url)
             #expect(asked.status == .ok && WebBrowser.text(asked).contains("Continue as Ada Lovelace?"))
-            #expect(victim.cookies[Authenticator.cookieName] == nil)
+            #expect(victim.cookies[SessionAuthenticator.cookieName] == nil)
             #expect(try await h.store.sessionCount() == 1, "only the app's session")
             // Confirming needs this browser's CSRF token, so another site cannot confirm for it.
             let code = String(url.split(separator: "code=")[1].split(separator: "&")[0])
             let forged = try await victim.post(NativePath.webSession + "/redeem", [("code", code), ("next", "/account")], csrf: "forged")
-            #expect(forged.status == .forbidden && victim.cookies[Authenticator.cookieName] == nil)
+            #expect(forged.status == .forbidden && victim.cookies[SessionAuthenticator.cookieName] == nil)
             let confirmed = try await victim.post(NativePath.webSession + "/redeem", [("code", code), ("next", "/account")])
             #expect(confirmed.status == .seeOther && confirmed.headers[.location] == "/account")
-            #expect(victim.cookies[Authenticator.cookieName] != nil)
+            #expect(victim.cookies[SessionAuthenticator.cookieName] != nil)
             #expect(try await victim.post(NativePath.webSession + "/redeem", [("code", code)]).status == .unauthorized, "once")
         }
     }
@@ -49,7 +49,7 @@ import Testing
         try await Harness.run { h async throws in
             var browser = WebBrowser(h)
             #expect(try await browser.signInWithCode("grace@example.com").status == .seeOther)
-            let graceSession = try #require(browser.cookies[Authenticator.cookieName])
+            let graceSession = try #require(browser.cookies[SessionAuthenticator.cookieName])
             let ada = try await h.nativeSignIn()
             let url = try await link(h, for: ada)
             let asked = try await browser.get(url, extra: [WebSessionRoutes.appHeader: WebSessionResponse.appHeaderValue])
@@ -82,7 +82,7 @@ import Testing
             #expect(wrongAudience.status == .unauthorized, "a token for the native client is not one for the web button")
             #expect(try await h.store.sessionCount() == 0)
             let signedIn = try await browser.postRaw("/auth/google", WebBrowser.encode([("credential", token), ("g_csrf_token", "double-submit")]))
-            #expect(signedIn.status == .seeOther && browser.cookies[Authenticator.cookieName] != nil)
+            #expect(signedIn.status == .seeOther && browser.cookies[SessionAuthenticator.cookieName] != nil)
             #expect(WebBrowser.text(try await browser.get("/")).contains("Web Person"))
         }
         try await Harness.run { h async throws in

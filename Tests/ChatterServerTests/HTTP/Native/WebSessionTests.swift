@@ -35,14 +35,14 @@ import Testing
     @Test func cookieAuthenticatesReadsAndNeedsCSRFForWrites() async throws {
         try await Harness.run { h async throws in
             let (value, _) = try await cookie(h)
-            let cookieHeader: HTTPFields = [.cookie: "\(Authenticator.cookieName)=\(value)"]
+            let cookieHeader: HTTPFields = [.cookie: "\(SessionAuthenticator.cookieName)=\(value)"]
             #expect(try await h.get(NativePath.me, headers: cookieHeader).status == .ok)
             let noToken = try await h.post(NativePath.chatts, json: #"{"message":"hi"}"#, headers: cookieHeader)
             #expect(noToken.status == .forbidden)
             #expect(try h.error(noToken).error == "csrf_failed")
             let csrf = try h.decode([String: String].self, try await h.get(NativePath.webSession + "/csrf", headers: cookieHeader))["csrfToken"] ?? ""
             var withToken = cookieHeader
-            withToken[Authenticator.csrfHeader] = csrf
+            withToken[SessionAuthenticator.csrfHeader] = csrf
             #expect(try await h.post(NativePath.chatts, json: #"{"message":"hi"}"#, headers: withToken).status == .created)
             #expect(try await h.store.chattCount() == 1)
         }
@@ -55,9 +55,9 @@ import Testing
             let evil = try await h.openInApp(link.url + "&next=//evil.example")
             #expect(evil.headers[.location] == "/")
             for trick in ["/%5Cevil.example/", "/%09/evil.example", "https://evil.example", "/%0d%0aSet-Cookie:x"] {
-                #expect(WebSessionRoutes.sameSitePath(trick.removingPercentEncoding ?? trick) == nil, "\(trick) must not be followed")
+                #expect(WebSessions.sameSitePath(trick.removingPercentEncoding ?? trick) == nil, "\(trick) must not be followed")
             }
-            #expect(WebSessionRoutes.sameSitePath("/timeline?tab=mine") == "/timeline?tab=mine")
+            #expect(WebSessions.sameSitePath("/timeline?tab=mine") == "/timeline?tab=mine")
             let second = try h.decode(WebSessionResponse.self, try await h.post(NativePath.webSession, json: "", bearer: session.accessToken))
             h.clock.advance(by: 61)
             #expect(try await h.openInApp(second.url).status == .unauthorized)

@@ -11,9 +11,15 @@ public struct APIError: Error, HTTPResponseError {
     /// `body` already encoded, for errors answered often enough (bad chatterIDs) to skip encoding each time.
     private var encoded: ByteBuffer?
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, check: String? = nil, audience: [String]? = nil) {
+    public init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, check: String? = nil, audience: [String]? = nil) {
         self.status = status
-        self.body = ErrorBody(error: code, message: message, check: check, audience: audience)
+        self.body = ErrorBody(error: code.rawValue, message: message, check: check, audience: audience)
+    }
+
+    /// For an error Hummingbird raised, whose code is its status's reason phrase (`method_not_allowed`).
+    init(_ status: HTTPResponse.Status, derivedCode: String, _ message: String) {
+        self.status = status
+        self.body = ErrorBody(error: derivedCode, message: message)
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -34,19 +40,21 @@ public struct APIError: Error, HTTPResponseError {
         return copy
     }
 
-    /// A 429 from the limit `kind` (counted in `chatterd_rate_limited_total`).
-    static func tooMany(_ kind: String, retryAfter seconds: Int, _ message: String = "Too many attempts; try again later.") -> APIError {
-        ChatterMetrics.rateLimited(kind)
-        return APIError(.tooManyRequests, "rate_limited", message).with(.retryAfter, String(seconds))
-    }
-
-    static func unprocessable(_ message: String) -> APIError { APIError(.unprocessableContent, "invalid_body", message) }
-    static func tooLong(_ message: String) -> APIError { APIError(.badRequest, "field_too_long", message) }
-    static let unknownSession = APIError(.unauthorized, "invalid_session", "Unknown chatterID: sign in again with /adduser.").preEncoded()
-    static let expiredSession = APIError(.unauthorized, "expired_session", "This chatterID has expired: sign in again with /adduser.").preEncoded()
+    static func unprocessable(_ message: String) -> APIError { APIError(.unprocessableContent, .invalidBody, message) }
+    static let notFound = APIError(.notFound, .notFound, "Not found.")
     /// Whatever the sign-in method: the session insert refused it (see `SessionRepository.createSession`).
     static let accountDisabled = APIError(
-        .forbidden, "account_disabled", "This account has been disabled by the server's operator; ask them to enable it again.")
+        .forbidden, .accountDisabled, "This account has been disabled by the server's operator; ask them to enable it again.")
+}
+
+/// A domain error's answer. Each domain error type has one mapping (`<Type>+HTTP.swift` beside this
+/// file): `JSONErrorMiddleware` answers the API with it, and pages show its message.
+protocol APIErrorConvertible: Error {
+    var apiError: APIError { get }
+}
+
+extension APIError: APIErrorConvertible {
+    var apiError: APIError { self }
 }
 
 /// Makes every error a JSON body: the router's 404s, oversized bodies, and anything unexpected (500,
@@ -57,17 +65,18 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch let error as any APIErrorConvertible {
+            throw error.apiError
         } catch StoreError.accountDisabled {
             throw APIError.accountDisabled
         } catch let error as any HTTPResponseError {
             let status = error.status
             let message = (error as? HTTPError)?.body ?? status.reasonPhrase
-            let code = status == .contentTooLarge ? "body_too_large" : status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
-            let text = status == .contentTooLarge ? "The request body is larger than \(Limits.bodyBytes) bytes." : message
-            throw APIError(status, code, text)
+            if status == .contentTooLarge { throw APIError(status, .bodyTooLarge, "The request body is larger than \(Limits.bodyBytes) bytes.") }
+            throw APIError(status, derivedCode: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"), message)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            throw APIError(.internalServerError, "internal", "chatterd could not complete the request; the error is in its log.")
+            throw APIError(.internalServerError, .internalError, "chatterd could not complete the request; the error is in its log.")
         }
     }
 }

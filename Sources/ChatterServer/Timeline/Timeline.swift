@@ -1,7 +1,19 @@
 import ChatterWire
 import Foundation
-import Hummingbird
+import NIOCore
 import Synchronization
+
+/// Why the timeline refused a post or a page request.
+public enum TimelineError: Error, Equatable {
+    /// `/postchatt` while anonymous posting is off.
+    case anonymousPostingDisabled
+    /// A page post with nothing but white space.
+    case emptyMessage
+    /// A page size outside 1...`Timeline.maximumPage`.
+    case invalidLimit
+    /// A `before` that is not a chatt id.
+    case invalidCursor
+}
 
 /// The chatt timeline. Its two most frequent answers — the course API's full list and the native API's
 /// newest page — are cached as encoded JSON: they change only when a chatt is posted or deleted. This
@@ -30,20 +42,59 @@ final class Timeline: Sendable {
             let rows = try await store.allChatts().map {
                 ChattRow(name: $0.name, message: $0.message, id: $0.id.text, time: Self.timestamp($0.time))
             }
-            return ByteBuffer(bytes: try JSONResponse.encoder.encode(rows))
+            return ByteBuffer(bytes: try WireJSON.encoder.encode(rows))
         }
         newestPage = SingleFlightCache { try await Self.page(store, before: nil, limit: Self.defaultPage) }
     }
 
-    /// A post whose author was deleted while it ran is the client's bad luck, answered as a signed-out 401.
-    func add(_ chatt: Chatt) async throws {
+    /// A chatt by `author` (a signed-in user), or under `name` when posted anonymously; `message` as sent.
+    /// A post whose author was deleted while it ran is the client's bad luck, a `SessionError.accountGone`.
+    @discardableResult
+    /// `limitsChecked`: the caller checked them already (`/postauth` must refuse a long message before it looks
+    /// at the chatterID).
+    func post(_ message: String, by author: User?, name: String? = nil, at time: Date, limitsChecked: Bool = false) async throws -> Chatt {
+        if !limitsChecked { try Self.checkLimits(name: name, message: message) }
+        let chatt = Chatt(name: author?.displayName ?? name ?? "", message: message, time: time, userID: author?.id)
         do {
             try await ChatterMetrics.database("add_chatt") { try await store.addChatt(chatt) }
         } catch StoreError.userGone {
-            throw APIError(.unauthorized, "invalid_session", "This account no longer exists; sign in again.")
+            throw SessionError.accountGone
         }
         course.invalidate()
         newestPage.invalidate()
+        return chatt
+    }
+
+    /// A page post: trimmed, and refused when nothing is left.
+    @discardableResult
+    func post(page message: String, by author: User, at time: Date) async throws -> Chatt {
+        let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw TimelineError.emptyMessage }
+        return try await post(trimmed, by: author, at: time)
+    }
+
+    static func checkLimits(name: String?, message: String) throws {
+        if let name, name.exceeds(Limits.nameCharacters) { throw InvalidInput.tooLong(field: "name", limit: Limits.nameCharacters) }
+        if message.exceeds(Limits.messageCharacters) { throw InvalidInput.tooLong(field: "message", limit: Limits.messageCharacters) }
+    }
+
+    /// The page size `text` asks for (the default when nil).
+    static func pageSize(_ text: String?) throws -> Int {
+        guard let text else { return defaultPage }
+        guard let value = Int(text), (1...maximumPage).contains(value) else { throw TimelineError.invalidLimit }
+        return value
+    }
+
+    /// The chatt id `text` names as a cursor (none when nil).
+    static func cursor(_ text: String?) throws -> UUID? {
+        guard let text else { return nil }
+        guard let id = UUID(uuidString: text) else { throw TimelineError.invalidCursor }
+        return id
+    }
+
+    /// Newest first, for the pages (which render rather than encode them).
+    func chatts(before: UUID?, limit: Int) async throws -> [Chatt] {
+        try await store.chatts(before: before, limit: limit)
     }
 
     func courseJSON() async throws -> ByteBuffer {
@@ -76,7 +127,7 @@ final class Timeline: Sendable {
         let items = try await store.chatts(before: before, limit: limit).map {
             ChattItem(id: $0.id.text, userID: $0.userID?.text, name: $0.name, message: $0.message, time: $0.time.timeIntervalSince1970)
         }
-        return ByteBuffer(bytes: try JSONResponse.encoder.encode(ChattPage(chatts: items, next: items.count == limit ? items.last?.id : nil)))
+        return ByteBuffer(bytes: try WireJSON.encoder.encode(ChattPage(chatts: items, next: items.count == limit ? items.last?.id : nil)))
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -1,0 +1,65 @@
+import ChatterWire
+import Foundation
+
+/// What a signed-in user does with their own account, audited alike whether they ask through the native
+/// API or the account page: read their profile and sessions, refresh, end this session or all of them,
+/// one other session, or the whole account.
+struct AccountService: Sendable {
+    /// `AdminRepository` only to read whether the account is an operator's (the account page links to /admin).
+    typealias Store = SessionRepository & UserRepository & AdminRepository
+
+    let store: any Store
+    let sessions: SessionService
+    let profiles: Profiles
+    let devices: DeviceTokens
+    let audit: AuditLog
+
+    func profile(_ user: User) async throws -> UserProfile {
+        try await profiles.profile(user)
+    }
+
+    /// The user's sessions, oldest first.
+    func sessions(of user: User) async throws -> [SessionRecord] {
+        try await store.sessions(of: user.id)
+    }
+
+    func isOperator(_ user: User) async throws -> Bool {
+        try await store.account(id: user.id)?.isAdmin == true
+    }
+
+    /// Rotates a refresh token (`SessionService.refresh`); a reused one ends its session and is audited.
+    func refresh(_ token: String, client: ClientInfo) async throws -> SessionResponse {
+        switch try await sessions.refresh(token, profile: { try await profiles.profile($0, account: $1) }) {
+        case .refreshed(let response):
+            return response
+        case .reused(let userID):
+            await audit.record(.refreshReused, user: userID, client: client, detail: "session revoked")
+            throw SessionError.refreshTokenReused
+        case .invalid:
+            throw SessionError.invalidRefreshToken
+        }
+    }
+
+    func signOut(_ session: AuthenticatedSession, everywhere: Bool, client: ClientInfo) async throws {
+        if everywhere {
+            try await store.revokeSessions(of: session.user.id, except: nil)
+            try await devices.endAll(of: session.user.id)
+            await audit.record(.signOutAll, user: session.user.id, method: session.signInMethod, client: client)
+        } else {
+            _ = try await store.revokeSession(id: session.sessionID, userID: session.user.id)
+            await audit.record(.signOut, user: session.user.id, method: session.signInMethod, client: client)
+        }
+    }
+
+    /// Ends the user's session `id`; `SessionError.noSuchSession` when they have none by that id.
+    func revoke(_ id: UUID?, of session: AuthenticatedSession, client: ClientInfo) async throws {
+        guard let id, try await store.revokeSession(id: id, userID: session.user.id) else { throw SessionError.noSuchSession }
+        await audit.record(.sessionRevoked, user: session.user.id, client: client, detail: id.uuidString)
+    }
+
+    /// Removes the user, their identities, password, sessions and chatts; the audit log keeps the event.
+    func deleteAccount(_ session: AuthenticatedSession, client: ClientInfo) async throws {
+        try await store.deleteUser(id: session.user.id)
+        await audit.record(.accountDeleted, user: session.user.id, client: client)
+    }
+}

@@ -1,0 +1,65 @@
+import ChatterWire
+import Foundation
+import Logging
+
+/// The composition root: every service chatterd runs, built once from the configuration and the store,
+/// each given only the repositories it uses. `chatterd`, the server tests and ChatterKit's live test
+/// server all build it here; `ChatterApp.router` hands each route group the services it calls.
+public struct ServerAssembly: Sendable {
+    /// The store as a whole: for its lifecycle (`StoreService`) and readiness, never for a route.
+    public let store: any ChatterStore
+    public let google: IDTokenVerifier
+    public let apple: IDTokenVerifier
+    public let sessions: SessionService
+    public let devices: DeviceTokens
+    public let admin: AdminService
+    let codes: EmailCodeService
+    let rules: PasswordRules
+    let audit: AuditLog
+    let providers: ProviderSignIn
+    let signIn: SignInService
+    let emailCodes: EmailCodeFlow
+    let passwords: PasswordFlow
+    let accounts: AccountService
+    let handoffs: WebHandoffs
+    let appleNotifications: AppleNotifications
+    let timeline: Timeline
+    public let now: @Sendable () -> Date
+    public let logger: Logger
+
+    /// chatterd's services as its configuration describes them. Tests replace only what cannot run here
+    /// (the providers' key endpoints), the mail, the hasher's cost and the clock.
+    public init(
+        configuration: ServerConfiguration, store: any ChatterStore, mail: any MailTransport, googleKeys: (any JWKSSource)? = nil,
+        appleKeys: (any JWKSSource)? = nil, hasher: PasswordHasher? = nil, now: @escaping @Sendable () -> Date = Date.init, logger: Logger
+    ) {
+        func keys(_ source: (any JWKSSource)?, default url: String) -> JWKSCache {
+            JWKSCache(source: source ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: now, logger: logger)
+        }
+        self.store = store
+        self.now = now
+        self.logger = logger
+        google = IDTokenVerifier(
+            provider: .google(clientIDs: configuration.googleAudiences, nonce: configuration.googleNonce),
+            keys: keys(googleKeys, default: configuration.googleJWKSURL), now: now)
+        apple = IDTokenVerifier(
+            provider: .apple(clientIDs: configuration.appleClientIDs), keys: keys(appleKeys, default: configuration.appleJWKSURL), now: now)
+        sessions = SessionService(store: store, tokenKey: store.tokenKey, lifetimes: configuration.lifetimes, now: now)
+        devices = DeviceTokens(store: store, now: now)
+        audit = AuditLog(store: store, now: now, logger: logger)
+        admin = AdminService(store: store, audit: audit, now: now)
+        codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
+        rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
+        let profiles = Profiles(store: store)
+        providers = ProviderSignIn(google: google, apple: apple, audit: audit)
+        signIn = SignInService(users: store, sessionStore: store, sessions: sessions, profiles: profiles, devices: devices, audit: audit, now: now)
+        emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, now: now)
+        passwords = PasswordFlow(
+            store: store, codes: emailCodes, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), rules: rules,
+            throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, now: now)
+        accounts = AccountService(store: store, sessions: sessions, profiles: profiles, devices: devices, audit: audit)
+        handoffs = WebHandoffs(store: store, now: now)
+        appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, now: now)
+        timeline = Timeline(store: store)
+    }
+}

@@ -1,0 +1,69 @@
+import ChatterWire
+import Foundation
+import Logging
+
+/// Sign in with Apple's server-to-server notifications: a signed JWT whose `events` claim says what the
+/// user did with their Apple ID. Each is acted on once.
+struct AppleNotifications: Sendable {
+    typealias Store = NotificationRepository & UserRepository & SessionRepository
+
+    /// The types Apple sends; anything else is logged and ignored.
+    enum Kind: String, Decodable {
+        case consentRevoked = "consent-revoked"
+        case accountDelete = "account-delete"
+        case emailDisabled = "email-disabled"
+        case emailEnabled = "email-enabled"
+    }
+
+    struct Event: Decodable {
+        var type: String
+        var sub: String
+    }
+
+    let store: any Store
+    let apple: IDTokenVerifier
+    let audit: AuditLog
+    let now: @Sendable () -> Date
+
+    func receive(_ payload: String, client: ClientInfo, logger: Logger) async throws {
+        let verified: VerifiedIdentity
+        do {
+            verified = try await apple.verify(payload, requireSubject: false)
+        } catch {
+            throw SignInError.tokenRejected(error, provider: "Apple")
+        }
+        guard let json = verified.events, let event = try? JSONDecoder().decode(Event.self, from: Data(json.utf8)) else {
+            throw SignInError.unreadableNotification
+        }
+        // Apple may deliver a notification again, and anyone who saw one could replay it: each is acted on
+        // once, remembered by its `jti` (or, lacking one, its digest) until it expires and would be refused
+        // anyway — a day at least, a month at most.
+        let id = verified.tokenID ?? SessionToken.hash(payload).map { String(format: "%02x", $0) }.joined()
+        let instant = now().timeIntervalSince1970
+        let until = min(max(verified.expiresAt ?? 0, instant + 86_400), instant + 30 * 86_400)
+        guard try await store.markNotificationSeen(jti: id, expiresAt: Date(timeIntervalSince1970: until)) else {
+            logger.info("ignored an Apple notification already processed")
+            return
+        }
+        let key = IdentityKey(issuer: verified.issuer, subject: event.sub)
+        switch Kind(rawValue: event.type) {
+        case .consentRevoked:
+            // The user stopped using Sign in with Apple with this app: end the sessions it started.
+            if let user = try await store.user(for: key) {
+                try await store.revokeSessions(of: user.id, method: SignInMethod.apple.rawValue)
+                await audit.record(.appleConsentRevoked, user: user.id, method: .apple, client: client)
+            }
+        case .accountDelete:
+            if let userID = try await store.deleteIdentity(key) {
+                try await store.revokeSessions(of: userID, method: SignInMethod.apple.rawValue)
+                await audit.record(.appleAccountDeleted, user: userID, method: .apple, client: client)
+            }
+        case .emailDisabled, .emailEnabled:
+            let user = try await store.user(for: key)
+            try await store.setEmailForwarding(key, enabled: event.type == Kind.emailEnabled.rawValue)
+            await audit.record(.appleEmailChanged, user: user?.id, method: .apple, client: client, detail: event.type)
+        case nil:
+            logger.info("ignored an Apple notification", metadata: ["type": "\(event.type)"])
+        }
+    }
+}

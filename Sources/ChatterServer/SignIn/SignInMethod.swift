@@ -1,0 +1,20 @@
+/// How a session began: kept with the session and in the audit log, and shown in session lists.
+public enum SignInMethod: String, Sendable, CaseIterable, Codable {
+    case google, apple, email, password
+    /// A web-session hand-off: a signed-in app opened the browser.
+    case web
+
+    /// The method an identity of `issuer` signs in with (an account's `methods` in its profile).
+    static func of(issuer: String) -> SignInMethod {
+        switch issuer {
+        case IdentityKey.emailIssuer: .email
+        case "https://appleid.apple.com": .apple
+        default: .google
+        }
+    }
+}
+
+extension AuthenticatedSession {
+    /// The method the session began with; nil for a value no longer in the set.
+    var signInMethod: SignInMethod? { SignInMethod(rawValue: method) }
+}

@@ -124,6 +124,7 @@ let package = Package(
         .target(
             name: "ChatterTestSupport",
             dependencies: [
+                "ChatterServer",
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "JWTKit", package: "jwt-kit", condition: server),
                 .product(name: "Crypto", package: "swift-crypto", condition: server),

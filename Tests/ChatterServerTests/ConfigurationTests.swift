@@ -67,6 +67,31 @@ import Testing
     }
 
     /// The README's table is the settings list itself, so neither can drift from the other.
+    /// The defaults `--help` and the README show are the ones `ServerConfiguration` declares: each shown value,
+    /// applied to a default configuration, changes nothing (and so does an empty list, and a flag's "off").
+    /// A default written as words ("generated", "none") is a description, not a value, and is not applied.
+    @Test(arguments: ServerConfiguration.settings.map(\.name))
+    func theShownDefaultIsTheDeclaredOne(setting name: String) throws {
+        let setting = try #require(ServerConfiguration.settings.first { $0.name == name })
+        let shown: [String]?
+        switch setting.kind {
+        case .flag: shown = setting.defaultText == "off" ? ["0"] : nil
+        case .list: shown = setting.defaultText == "none" || setting.defaultText == "—" ? [] : nil
+        case .value:
+            // A default that begins with a `literal` shows a value; the database's names a path inside the data
+            // directory, a template rather than a value.
+            let parts = setting.defaultText.split(separator: "`", omittingEmptySubsequences: false)
+            shown = setting.defaultText.hasPrefix("`") && name != "database" ? [String(parts[1])] : nil
+        }
+        guard let shown else { return }
+        var applied = ServerConfiguration()
+        try setting.apply(&applied, shown)
+        var before = "", after = ""
+        dump(ServerConfiguration(), to: &before)
+        dump(applied, to: &after)
+        #expect(before == after, "--\(name)'s shown default \(shown) is not ServerConfiguration's")
+    }
+
     @Test func theReadmeTableIsTheSettingsList() throws {
         let readme = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)

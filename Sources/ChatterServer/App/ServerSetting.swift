@@ -95,7 +95,7 @@ public struct ServerSetting: Sendable {
 extension ServerConfiguration {
     /// Every setting an operator can make, in the order `--help` and the README show them.
     public static let settings: [ServerSetting] = [
-        .text("data-dir", "CHATTERD_DATA_DIR", "DIR", default: "`./chatterd-data`", "database, certificate and key") { $0.dataDirectory = $1 },
+        .text("data-dir", "CHATTERD_DATA_DIR", "DIR", default: "`chatterd-data` (in the working directory)", "database, certificate and key") { $0.dataDirectory = $1 },
         .text(
             "database", "CHATTERD_DATABASE_URL", "URL", default: "`sqlite:DATA_DIR/chatterd.sqlite`",
             "`sqlite:PATH`, or `postgres://user:password@host:5432/db` (`?sslmode=disable|prefer|require`) for a database several instances share (see docs/databases.md)"

@@ -134,7 +134,7 @@ struct Harness: Sendable {
     func requestCode(_ email: String) async throws -> String {
         let response = try await post(NativePath.emailCode, EmailCodeRequest(email: email))
         try #require(response.status == .accepted, "code request failed: \(String(buffer: response.body))")
-        return try #require(await mail.lastCode(to: email.lowercased()))
+        return try #require(mail.lastCode(to: email.lowercased()))
     }
 
     func error(_ response: LiveResponse) throws -> ErrorBody {

@@ -64,7 +64,7 @@ struct WebBrowser {
     mutating func signInWithCode(_ email: String, next: String = "") async throws -> LiveResponse {
         _ = try await get("/auth")
         let sent = try await post("/auth/code", [("purpose", "signin"), ("email", email), ("next", next)])
-        guard sent.status == .seeOther, let code = await h.mail.lastCode(to: email) else { return sent }
+        guard sent.status == .seeOther, let code = h.mail.lastCode(to: email) else { return sent }
         return try await post("/auth/code/verify", [("code", code)])
     }
 

@@ -16,12 +16,11 @@ extension PostgresStore {
             WHERE \(pattern)::text IS NULL OR u.display_name ILIKE \(pattern) OR u.id::text ILIKE \(pattern)
                 OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.email ILIKE \(pattern))
             ORDER BY u.created_at DESC, u.id LIMIT \(limit)
-            """
-        ).map(AccountRecord.init(row:))
+            """, keepsSessionCache: true).map(AccountRecord.init(row:))
     }
 
     public func account(id: UUID) async throws -> AccountRecord? {
-        try await rows("SELECT \(unescaped: Self.accountColumns) FROM users u WHERE u.id = \(id)").first.map(AccountRecord.init(row:))
+        try await rows("SELECT \(unescaped: Self.accountColumns) FROM users u WHERE u.id = \(id)", keepsSessionCache: true).first.map(AccountRecord.init(row:))
     }
 
     public func accounts(withEmail email: String) async throws -> [AccountRecord] {
@@ -29,8 +28,7 @@ extension PostgresStore {
             """
             SELECT \(unescaped: Self.accountColumns) FROM users u
             WHERE u.id IN (SELECT user_id FROM identities WHERE lower(email) = lower(\(email)) AND email_verified) ORDER BY u.created_at, u.id
-            """
-        ).map(AccountRecord.init(row:))
+            """, keepsSessionCache: true).map(AccountRecord.init(row:))
     }
 
     /// The update locks the account's row, so a sign-in inserting a session (which holds it `FOR SHARE`,
@@ -38,7 +36,7 @@ extension PostgresStore {
     /// then finds the account disabled.
     public func setDisabled(_ disabled: Bool, userID: UUID, at now: Date) async throws -> Int? {
         guard disabled else {
-            return try await rows("UPDATE users SET disabled_at = NULL WHERE id = \(userID) RETURNING id").isEmpty ? nil : 0
+            return try await rows("UPDATE users SET disabled_at = NULL WHERE id = \(userID) RETURNING id", keepsSessionCache: true).isEmpty ? nil : 0
         }
         return try await transaction { [logger] db -> Int? in
             guard try await !db.rows(
@@ -50,7 +48,7 @@ extension PostgresStore {
     }
 
     public func setAdmin(_ isAdmin: Bool, userID: UUID) async throws -> Bool {
-        try await !rows("UPDATE users SET is_admin = \(isAdmin) WHERE id = \(userID) RETURNING id").isEmpty
+        try await !rows("UPDATE users SET is_admin = \(isAdmin) WHERE id = \(userID) RETURNING id", keepsSessionCache: true).isEmpty
     }
 }
 

@@ -4,7 +4,7 @@ import PostgresNIO
 // None of these tables says anything about a session, so their writes keep the session cache.
 extension PostgresStore {
     public func emailCodes(for email: String) async throws -> [EmailCodeRecord] {
-        try await rows("SELECT code_hash, expires_at, attempts, sent_at FROM email_codes WHERE email = \(email) ORDER BY id").map { row in
+        try await rows("SELECT code_hash, expires_at, attempts, sent_at FROM email_codes WHERE email = \(email) ORDER BY id", keepsSessionCache: true).map { row in
             EmailCodeRecord(
                 codeHash: try row.bytes("code_hash"), expiresAt: try row.value("expires_at"), guesses: try row.value("attempts"),
                 sentAt: try row.value("sent_at"))
@@ -38,11 +38,10 @@ extension PostgresStore {
         guard stored == 0 else { return nil }
         // Refused: how long is left only shapes the message. At the cap, it is until the oldest live code expires.
         if let live = try await rows(
-            "SELECT count(*) AS n, min(expires_at) AS first FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)"
-        ).first, try live.value("n", as: Int.self) >= maximumLive, let first = try live.value("first", as: Date?.self) {
+            "SELECT count(*) AS n, min(expires_at) AS first FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)", keepsSessionCache: true).first, try live.value("n", as: Int.self) >= maximumLive, let first = try live.value("first", as: Date?.self) {
             return max(1, first.timeIntervalSince(record.sentAt))
         }
-        let last = try await rows("SELECT sent_at FROM email_code_sends WHERE email = \(email) AND scope = \(scope)").first?
+        let last = try await rows("SELECT sent_at FROM email_code_sends WHERE email = \(email) AND scope = \(scope)", keepsSessionCache: true).first?
             .value("sent_at", as: Date.self)
         return max(1, (last ?? record.sentAt).timeIntervalSince(record.sentAt) + cooldown)
     }
@@ -53,8 +52,7 @@ extension PostgresStore {
             """
             UPDATE email_codes SET attempts = attempts + 1 WHERE email = \(email) AND expires_at > \(now) AND attempts < \(maximumGuesses)
             RETURNING code_hash
-            """
-        ).map { try $0.bytes("code_hash") }
+            """, keepsSessionCache: true).map { try $0.bytes("code_hash") }
     }
 
     public func consumeEmailCode(for email: String, codeHash: [UInt8]) async throws -> Bool {
@@ -65,8 +63,7 @@ extension PostgresStore {
                 others AS (DELETE FROM email_codes WHERE email = \(email) AND code_hash <> \(codeHash.bytea) AND EXISTS (SELECT 1 FROM used)),
                 sends AS (DELETE FROM email_code_sends WHERE email = \(email) AND EXISTS (SELECT 1 FROM used))
             SELECT id FROM used
-            """
-        ).isEmpty
+            """, keepsSessionCache: true).isEmpty
     }
 
     /// One statement: its DELETE sees the table as it was, so it keeps the newest `keeping − 1` of the
@@ -77,11 +74,11 @@ extension PostgresStore {
             WITH added AS (INSERT INTO device_tokens (hash, email, created_at, last_used_at) VALUES (\(hash.bytea), \(email), \(now), \(now)))
             DELETE FROM device_tokens WHERE email = \(email) AND hash NOT IN
                 (SELECT hash FROM device_tokens WHERE email = \(email) ORDER BY created_at DESC LIMIT \(max(0, keeping - 1)))
-            """)
+            """, keepsSessionCache: true)
     }
 
     public func deviceTokenEmail(hash: [UInt8], issuedAfter: Date) async throws -> String? {
-        try await rows("SELECT email FROM device_tokens WHERE hash = \(hash.bytea) AND created_at > \(issuedAfter)").first?.value("email")
+        try await rows("SELECT email FROM device_tokens WHERE hash = \(hash.bytea) AND created_at > \(issuedAfter)", keepsSessionCache: true).first?.value("email")
     }
 
     public func deleteDeviceTokens(userID: UUID) async throws -> Int {
@@ -89,14 +86,12 @@ extension PostgresStore {
             """
             DELETE FROM device_tokens WHERE email IN
                 (SELECT email FROM identities WHERE user_id = \(userID) AND email IS NOT NULL AND email_verified) RETURNING hash
-            """
-        ).count
+            """, keepsSessionCache: true).count
     }
 
     public func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool {
         try await !rows(
-            "INSERT INTO seen_notifications (jti, expires_at) VALUES (\(jti), \(expiresAt)) ON CONFLICT (jti) DO NOTHING RETURNING jti"
-        ).isEmpty
+            "INSERT INTO seen_notifications (jti, expires_at) VALUES (\(jti), \(expiresAt)) ON CONFLICT (jti) DO NOTHING RETURNING jti", keepsSessionCache: true).isEmpty
     }
 
     public func hit(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -108,17 +103,16 @@ extension PostgresStore {
                 count = CASE WHEN r.window_start <= \(cutoff) THEN 1 ELSE r.count + 1 END,
                 window_start = CASE WHEN r.window_start <= \(cutoff) THEN \(now) ELSE r.window_start END
             RETURNING count
-            """
-        ).first?.value("count") ?? 1
+            """, keepsSessionCache: true).first?.value("count") ?? 1
     }
 
     public func count(_ key: String, window: Double, at now: Date) async throws -> Int {
-        try await rows("SELECT count FROM rate_limits WHERE key = \(key) AND window_start > \(now.addingTimeInterval(-window))").first?
+        try await rows("SELECT count FROM rate_limits WHERE key = \(key) AND window_start > \(now.addingTimeInterval(-window))", keepsSessionCache: true).first?
             .value("count") ?? 0
     }
 
     public func release(_ key: String) async throws {
-        try await rows("UPDATE rate_limits SET count = count - 1 WHERE key = \(key) AND count > 0")
+        try await rows("UPDATE rate_limits SET count = count - 1 WHERE key = \(key) AND count > 0", keepsSessionCache: true)
     }
 
     public func purgeStaleRecords(_ cutoffs: StaleCutoffs) async throws {
@@ -131,22 +125,22 @@ extension PostgresStore {
                 devices AS (DELETE FROM device_tokens WHERE created_at <= \(cutoffs.deviceTokens)),
                 audit AS (DELETE FROM audit_events WHERE at < \(cutoffs.audit ?? .distantPast))
             DELETE FROM seen_notifications WHERE expires_at < \(cutoffs.counters)
-            """)
+            """, keepsSessionCache: true)
     }
 
     public func storeHandoff(codeHash: [UInt8], userID: UUID, expiresAt: Date) async throws {
-        try await rows("INSERT INTO web_handoffs (code_hash, user_id, expires_at) VALUES (\(codeHash.bytea), \(userID), \(expiresAt))")
+        try await rows("INSERT INTO web_handoffs (code_hash, user_id, expires_at) VALUES (\(codeHash.bytea), \(userID), \(expiresAt))", keepsSessionCache: true)
     }
 
     public func redeemHandoff(codeHash: [UInt8], at now: Date) async throws -> UUID? {
-        guard let row = try await rows("DELETE FROM web_handoffs WHERE code_hash = \(codeHash.bytea) RETURNING user_id, expires_at").first,
+        guard let row = try await rows("DELETE FROM web_handoffs WHERE code_hash = \(codeHash.bytea) RETURNING user_id, expires_at", keepsSessionCache: true).first,
             now < (try row.value("expires_at", as: Date.self))
         else { return nil }
         return try row.value("user_id")
     }
 
     public func handoffUser(codeHash: [UInt8], at now: Date) async throws -> UUID? {
-        try await rows("SELECT user_id FROM web_handoffs WHERE code_hash = \(codeHash.bytea) AND expires_at > \(now)").first?.value("user_id")
+        try await rows("SELECT user_id FROM web_handoffs WHERE code_hash = \(codeHash.bytea) AND expires_at > \(now)", keepsSessionCache: true).first?.value("user_id")
     }
 
     public func record(_ event: AuditEvent) async throws {
@@ -155,7 +149,7 @@ extension PostgresStore {
             INSERT INTO audit_events (at, event, user_id, method, ip, user_agent, detail, actor)
             VALUES (\(event.at), \(event.event), \(event.userID), \(event.method), \(event.client.ip), \(event.client.userAgent), \(event.detail),
                 \(event.actor?.description))
-            """)
+            """, keepsSessionCache: true)
     }
 
     public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
@@ -165,8 +159,7 @@ extension PostgresStore {
             WHERE (\(filter.userID)::uuid IS NULL OR user_id = \(filter.userID)) AND (cardinality(\(filter.events)::text[]) = 0 OR event = ANY(\(filter.events)))
                 AND (\(filter.since)::timestamptz IS NULL OR at >= \(filter.since)) AND (\(filter.until)::timestamptz IS NULL OR at < \(filter.until))
             ORDER BY seq DESC LIMIT \(filter.limit)
-            """
-        ).map { row in
+            """, keepsSessionCache: true).map { row in
             AuditEvent(
                 at: try row.value("at"), event: try row.value("event"), userID: try row.value("user_id"), method: try row.value("method"),
                 client: ClientInfo(ip: try row.value("ip"), userAgent: try row.value("user_agent")), detail: try row.value("detail"),
@@ -206,7 +199,7 @@ extension PostgresStore {
     }
 
     public func allChatts() async throws -> [Chatt] {
-        try await rows("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq").map(Chatt.init(row:))
+        try await rows("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq", keepsSessionCache: true).map(Chatt.init(row:))
     }
 
     public func chatts(before: UUID?, limit: Int) async throws -> [Chatt] {
@@ -214,8 +207,7 @@ extension PostgresStore {
             """
             SELECT id, user_id, name, message, created_at FROM chatts
             WHERE \(before)::uuid IS NULL OR seq < (SELECT seq FROM chatts WHERE id = \(before)) ORDER BY seq DESC LIMIT \(limit)
-            """
-        ).map(Chatt.init(row:))
+            """, keepsSessionCache: true).map(Chatt.init(row:))
     }
 
     public func chattCount() async throws -> Int { try await count("chatts") }
@@ -223,7 +215,7 @@ extension PostgresStore {
     /// `timeline_version`'s one counter, raised by the statement that posts a batch of chatts or deletes
     /// an account's (migration 3): one row, far cheaper than the answers it guards.
     public func timelineStamp() async throws -> TimelineStamp {
-        guard let row = try await rows("SELECT n FROM timeline_version").first else { throw StoreError.corruptRow("no timeline_version row") }
+        guard let row = try await rows("SELECT n FROM timeline_version", keepsSessionCache: true).first else { throw StoreError.corruptRow("no timeline_version row") }
         return TimelineStamp([try row.value("n")])
     }
 }

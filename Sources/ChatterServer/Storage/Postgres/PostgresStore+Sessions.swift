@@ -14,7 +14,7 @@ extension PostgresStore {
                 \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip)
             FROM (SELECT id FROM users WHERE id = \(s.userID) AND disabled_at IS NULL FOR SHARE) u
             RETURNING id
-            """)
+            """, keepsSessionCache: true)
         guard inserted.isEmpty else { return }
         throw try await sessionRefusal(userID: s.userID)
     }
@@ -23,8 +23,8 @@ extension PostgresStore {
         try await sessionCache.session(
             accessHash, at: now,
             read: { hash in try await sessionsByAccessHash.value(for: hash) },
-            delete: { id in try await rows("DELETE FROM sessions WHERE id = \(id)", keepsSessionCache: false) },
-            touch: { id, now in try await rows("UPDATE sessions SET last_used_at = \(now) WHERE id = \(id)") })
+            delete: { id in try await rows("DELETE FROM sessions WHERE id = \(id)") },
+            touch: { id, now in try await rows("UPDATE sessions SET last_used_at = \(now) WHERE id = \(id)", keepsSessionCache: true) })
     }
 
     // PostgreSQL keeps its unique index on the access hash, so a named token is found by it too.
@@ -53,11 +53,11 @@ extension PostgresStore {
     }
 
     public func sessionID(unnamedRefreshHash hash: [UInt8]) async throws -> UUID? {
-        try await rows("SELECT id FROM sessions WHERE refresh_hash = \(hash.bytea)").first?.value("id")
+        try await rows("SELECT id FROM sessions WHERE refresh_hash = \(hash.bytea)", keepsSessionCache: true).first?.value("id")
     }
 
     public func refreshHash(sessionID: UUID) async throws -> [UInt8]? {
-        guard let row = try await rows("SELECT refresh_hash FROM sessions WHERE id = \(sessionID)").first else { return nil }
+        guard let row = try await rows("SELECT refresh_hash FROM sessions WHERE id = \(sessionID)", keepsSessionCache: true).first else { return nil }
         return try row.optionalBytes("refresh_hash")
     }
 
@@ -130,7 +130,7 @@ extension PostgresStore {
     }
 
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
-        try await rows("SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = \(userID) ORDER BY created_at")
+        try await rows("SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = \(userID) ORDER BY created_at", keepsSessionCache: true)
             .map { row in
                 SessionRecord(
                     id: try row.value("id"), method: try row.value("method"), userAgent: try row.value("user_agent"), ip: try row.value("ip"),
@@ -139,17 +139,17 @@ extension PostgresStore {
     }
 
     public func revokeSession(id: UUID, userID: UUID) async throws -> Bool {
-        try await !rows("DELETE FROM sessions WHERE id = \(id) AND user_id = \(userID) RETURNING id", keepsSessionCache: false).isEmpty
+        try await !rows("DELETE FROM sessions WHERE id = \(id) AND user_id = \(userID) RETURNING id").isEmpty
     }
 
     public func revokeSessions(of userID: UUID, except keeping: UUID?) async throws -> Int {
         try await rows(
-            "DELETE FROM sessions WHERE user_id = \(userID) AND id IS DISTINCT FROM \(keeping) RETURNING id", keepsSessionCache: false
+            "DELETE FROM sessions WHERE user_id = \(userID) AND id IS DISTINCT FROM \(keeping) RETURNING id"
         ).count
     }
 
     public func revokeSessions(of userID: UUID, method: String) async throws -> Int {
-        try await rows("DELETE FROM sessions WHERE user_id = \(userID) AND method = \(method) RETURNING id", keepsSessionCache: false).count
+        try await rows("DELETE FROM sessions WHERE user_id = \(userID) AND method = \(method) RETURNING id").count
     }
 
     public func purgeExpiredSessions(at now: Date, lifetimes: SessionService.Lifetimes) async throws -> Int {
@@ -157,7 +157,7 @@ extension PostgresStore {
             """
             DELETE FROM sessions WHERE absolute_expires_at <= \(now) OR (refresh_hash IS NULL AND access_expires_at <= \(now))
                 OR (refresh_hash IS NOT NULL AND last_used_at <= \(now.addingTimeInterval(-lifetimes.idle))) RETURNING id
-            """, keepsSessionCache: false
+            """
         ).count
     }
 

@@ -13,7 +13,7 @@ extension PostgresStore {
     }
 
     public func linkedIdentity(_ key: IdentityKey) async throws -> LinkedIdentity? {
-        try await rows(Self.linkedIdentity(key)).first.map(LinkedIdentity.init(row:))
+        try await rows(Self.linkedIdentity(key), keepsSessionCache: true).first.map(LinkedIdentity.init(row:))
     }
 
     /// Two first sign-ins of one identity at once: the second insert of the identity fails on its key,
@@ -34,7 +34,7 @@ extension PostgresStore {
     }
 
     public func user(id: UUID) async throws -> User? {
-        try await rows(Self.user(id: id)).first.map(User.init(row:))
+        try await rows(Self.user(id: id), keepsSessionCache: true).first.map(User.init(row:))
     }
 
     public func accountSummary(userID: UUID) async throws -> AccountSummary {
@@ -43,7 +43,7 @@ extension PostgresStore {
             SELECT p.has_password, i.issuer, i.subject, i.email, i.email_verified
             FROM (SELECT EXISTS (SELECT 1 FROM passwords WHERE user_id = \(userID)) AS has_password) p
             LEFT JOIN identities i ON i.user_id = \(userID) ORDER BY i.created_at
-            """)
+            """, keepsSessionCache: true)
         return AccountSummary(
             identities: try rows.filter { try $0.value("issuer", as: String?.self) != nil }.map(Identity.init(row:)),
             hasPassword: try rows.first?.value("has_password") ?? false)
@@ -63,7 +63,7 @@ extension PostgresStore {
 
     public func setEmailForwarding(_ key: IdentityKey, enabled: Bool) async throws {
         try await rows(
-            "UPDATE identities SET email_forwarding = \(enabled) WHERE issuer = \(key.issuer) AND subject = \(key.subject)", keepsSessionCache: false)
+            "UPDATE identities SET email_forwarding = \(enabled) WHERE issuer = \(key.issuer) AND subject = \(key.subject)")
     }
 
     /// A batch of posts takes its author's key-share lock and the timeline counter in an order PostgreSQL
@@ -98,7 +98,7 @@ extension PostgresStore {
     public func userCount() async throws -> Int { try await count("users") }
 
     public func passwordHash(userID: UUID) async throws -> String? {
-        try await rows("SELECT hash FROM passwords WHERE user_id = \(userID)").first?.value("hash")
+        try await rows("SELECT hash FROM passwords WHERE user_id = \(userID)", keepsSessionCache: true).first?.value("hash")
     }
 
     public func setPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws {
@@ -106,7 +106,7 @@ extension PostgresStore {
             """
             INSERT INTO passwords (user_id, hash, updated_at) VALUES (\(userID), \(hash), \(now))
             ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at
-            """)
+            """, keepsSessionCache: true)
     }
 }
 

@@ -110,7 +110,7 @@ public final class PostgresStore: ChatterStore {
     /// One statement, its rows read at once. It empties the session cache afterwards unless the caller
     /// vouches that it cannot end or change a session or its user (`keepsSessionCache`).
     @discardableResult
-    func rows(_ query: PostgresQuery, keepsSessionCache: Bool = true) async throws -> [PostgresRandomAccessRow] {
+    func rows(_ query: PostgresQuery, keepsSessionCache: Bool = false) async throws -> [PostgresRandomAccessRow] {
         defer { if !keepsSessionCache { sessionCache.invalidateAll() } }
         return try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
     }
@@ -128,12 +128,12 @@ public final class PostgresStore: ChatterStore {
     }
 
     public func schemaVersion() async throws -> (applied: Int, known: Int) {
-        let applied = try await rows("SELECT coalesce(max(version), 0) AS version FROM schema_migrations").first?.value("version", as: Int.self)
+        let applied = try await rows("SELECT coalesce(max(version), 0) AS version FROM schema_migrations", keepsSessionCache: true).first?.value("version", as: Int.self)
         return (applied ?? 0, PostgresMigrations.all.count)
     }
 
     func count(_ table: String) async throws -> Int {
-        try await rows(PostgresQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table)")).first?.value("n", as: Int.self) ?? 0
+        try await rows(PostgresQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table)"), keepsSessionCache: true).first?.value("n", as: Int.self) ?? 0
     }
 }
 

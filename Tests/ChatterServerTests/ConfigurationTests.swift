@@ -92,6 +92,21 @@ import Testing
         #expect(before == after, "--\(name)'s shown default \(shown) is not ServerConfiguration's")
     }
 
+    /// `--mail` is read when chatterd starts: a bad URL stops it then, without repeating the URL's password.
+    @Test func theMailSettingIsParsedAtStartAndNeverEchoesItsPassword() throws {
+        var config = ServerConfiguration()
+        try config.apply(environment: [:], arguments: ["--mail", "smtps://mailer:s3cret%40pw@mail.example.com:465"])
+        guard case .smtp(let smtp) = config.mail else { Issue.record("not SMTP: \(config.mail)"); return }
+        #expect(smtp.host == "mail.example.com" && smtp.port == 465 && smtp.security == .implicitTLS)
+        #expect(smtp.credentials?.password == "s3cret@pw")
+        let error = #expect(throws: ConfigurationError.self) {
+            var bad = ServerConfiguration()
+            try bad.apply(environment: ["CHATTERD_MAIL": "ftp://mailer:hunter2@mail.example.com"])
+        }
+        #expect(error?.description.contains("hunter2") == false)
+        #expect(error?.description.contains("--mail") == true)
+    }
+
     @Test func theReadmeTableIsTheSettingsList() throws {
         let readme = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)

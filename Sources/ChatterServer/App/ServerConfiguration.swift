@@ -43,8 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var lifetimes = SessionService.Lifetimes()
     public var minimumPasswordLength = 8
     public var bcryptCost: UInt8 = 12
-    /// `log` (development: the server log and an outbox folder) or an `smtp://` / `smtps://` URL.
-    public var mail = "log"
+    /// Where code mails go: the log (development), or an SMTP server (`--mail smtp://…`).
+    public var mail = MailDelivery.log
     public var mailFrom = "Chatter <no-reply@localhost>"
     /// Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` / `Forwarded` headers name the client.
     public var trustedProxies: [String] = []

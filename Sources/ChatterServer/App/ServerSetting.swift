@@ -167,10 +167,14 @@ extension ServerConfiguration {
         .value("bcrypt-cost", "CHATTERD_BCRYPT_COST", "N", default: "`12`", "password hashing cost (keep ≥ 12 in production)", parse: { UInt8($0) }) {
             $0.bcryptCost = $1
         },
-        .text(
-            "mail", "CHATTERD_MAIL", "log|URL", default: "`log`",
+        ServerSetting(
+            "mail", "CHATTERD_MAIL", .value(placeholder: "log|URL"), default: "`log`",
             "`log` writes codes to the log and `DATA_DIR/outbox`; `smtp://user:pass@host:587` (STARTTLS) or `smtps://…:465`"
-        ) { $0.mail = $1 },
+        ) { config, values in
+            guard let text = values.last else { return }
+            // Parsed here, so a bad URL stops chatterd at start; the error never repeats the URL (it holds a password).
+            do { config.mail = try MailDelivery(text) } catch let error as MailError { throw ConfigurationError("--mail / CHATTERD_MAIL: \(error)") }
+        },
         .text("mail-from", "CHATTERD_MAIL_FROM", "ADDRESS", default: "`Chatter <no-reply@localhost>`", "sender of code mails") { $0.mailFrom = $1 },
         .list(
             "trusted-proxy", "CHATTERD_TRUSTED_PROXIES", "CIDR", default: "none", "proxies whose forwarding headers name the client"

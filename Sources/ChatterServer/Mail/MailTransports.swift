@@ -1,12 +1,24 @@
 import Foundation
 import Logging
 
-/// Picks the mail transport the configuration names: `log` (development) or an SMTP URL.
+/// Where chatterd sends the mails that carry codes: a closed set, chosen by `--mail`.
+public enum MailDelivery: Sendable {
+    /// Development: the server log and an outbox folder in the data directory.
+    case log
+    case smtp(SMTPConfiguration)
+
+    /// `log`, or an SMTP URL (`SMTPConfiguration(url:)`).
+    public init(_ text: String) throws {
+        self = text == "log" ? .log : .smtp(try SMTPConfiguration(url: text))
+    }
+}
+
+/// Makes the mail transport the configuration names.
 public enum MailTransports {
     public static func make(_ config: ServerConfiguration, logger: Logger) throws -> any MailTransport {
-        if config.mail == "log" {
-            return try LogMailTransport(outbox: (config.dataDirectory as NSString).appendingPathComponent("outbox"), logger: logger)
+        switch config.mail {
+        case .log: try LogMailTransport(outbox: (config.dataDirectory as NSString).appendingPathComponent("outbox"), logger: logger)
+        case .smtp(let smtp): try SMTPMailTransport(configuration: smtp, logger: logger)
         }
-        return try SMTPMailTransport(configuration: SMTPConfiguration(url: config.mail), logger: logger)
     }
 }

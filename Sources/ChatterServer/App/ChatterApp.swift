@@ -16,8 +16,7 @@ public enum ChatterApp {
         // First, so it times every request: counts and latency by route and status.
         if metrics != nil { router.add(middleware: RequestMetricsMiddleware()) }
         let pages = WebPages(policy: WebPolicy(frameAncestors: configuration.webFrameAncestors, googleWebClientID: configuration.googleWebClientID))
-        router.add(middleware: ErrorPageMiddleware(pages: pages))
-        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(page: pages.errorPage))
         // Validated with the rest of the configuration; an invalid list trusts no one.
         let proxies = (try? TrustedProxies(configuration.trustedProxies)) ?? .none
         router.add(middleware: ClientAddressMiddleware(proxies: proxies, ipv6Prefix: configuration.ipv6LimitPrefix))
@@ -92,7 +91,7 @@ extension ChatterApp {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router(context: ChatterRequestContext.self)
-        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(page: nil))
         MetricsEndpoint(registry: registry, access: token.map { .token($0) } ?? .anyone).register(on: router)
         // The same deadlines as the main listener, and a cap of its own: a scraper needs a connection or two.
         return Application(

@@ -87,7 +87,7 @@ struct LiveServer: Sendable {
     /// Only the course API, as the course's own chatterd serves it: no /v1 routes at all.
     static func courseRouter(_ services: ServerAssembly) -> Router<ChatterRequestContext> {
         let router = Router(context: ChatterRequestContext.self)
-        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(page: nil))
         CourseRoutes(
             timeline: services.timeline, sessions: services.sessions, providers: services.providers, signIn: services.signIn,
             allowAnonymousPosting: false, now: services.now

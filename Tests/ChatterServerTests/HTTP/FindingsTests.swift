@@ -95,6 +95,23 @@ import Testing
         }
     }
 
+    /// `/adduser` is the same Google sign-in as `/v1/auth/google`: the token's email is normalized alike
+    /// (it once was only lower-cased), so both routes find one account for one address however it is spelled.
+    @Test func theCourseSignInNormalizesTheTokensEmailAsTheNativeOneDoes() async throws {
+        try await Harness.run { h async throws in
+            var claims = TestIssuer.claims(subject: "course-1", now: h.clock.now)
+            claims["email"] = "Jose\u{0301}@Example.COM"
+            claims["email_verified"] = true
+            let response = try await h.post("/adduser", AddUserRequest(clientID: TestIssuer.clientID, idToken: try h.issuer.sign(claims)))
+            #expect(response.status == .ok)
+            let user = try #require(try await h.store.user(for: IdentityKey(issuer: "https://accounts.google.com", subject: "course-1")))
+            #expect(try await h.store.identities(of: user.id).map(\.email) == ["jos\u{E9}@example.com"])
+            // The native route, with the composed spelling, signs in to the same account.
+            let native = try await h.nativeSignIn(subject: "course-1", email: "jos\u{E9}@example.com")
+            #expect(native.user.id == user.id.text && native.user.email == "jos\u{E9}@example.com")
+        }
+    }
+
     struct Unencodable: Encodable {
         func encode(to encoder: any Encoder) throws { throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "no")) }
     }

@@ -48,35 +48,11 @@ public struct APIError: Error, HTTPResponseError {
 }
 
 /// A domain error's answer. Each domain error type has one mapping (`<Type>+HTTP.swift` beside this
-/// file): `JSONErrorMiddleware` answers the API with it, and pages show its message.
+/// file): `ErrorMiddleware` answers with it, as JSON or as a page, and pages show its message in their forms.
 protocol APIErrorConvertible: Error {
     var apiError: APIError { get }
 }
 
 extension APIError: APIErrorConvertible {
     var apiError: APIError { self }
-}
-
-/// Makes every error a JSON body: the router's 404s, oversized bodies, and anything unexpected (500,
-/// logged with the request id but never with the request's body or headers, which may carry secrets).
-struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as APIError {
-            throw error
-        } catch let error as any APIErrorConvertible {
-            throw error.apiError
-        } catch StoreError.accountDisabled {
-            throw APIError.accountDisabled
-        } catch let error as any HTTPResponseError {
-            let status = error.status
-            let message = (error as? HTTPError)?.body ?? status.reasonPhrase
-            if status == .contentTooLarge { throw APIError(status, .bodyTooLarge, "The request body is larger than \(Limits.bodyBytes) bytes.") }
-            throw APIError(status, derivedCode: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"), message)
-        } catch {
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            throw APIError(.internalServerError, .internalError, "chatterd could not complete the request; the error is in its log.")
-        }
-    }
 }

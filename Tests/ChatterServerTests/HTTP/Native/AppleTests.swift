@@ -63,6 +63,22 @@ import Testing
         }
     }
 
+    /// Name parts come from the app, not from Apple's signed token, so each is held to the name limit.
+    @Test(arguments: 0..<6)
+    func anOverlongNamePartIsA400AndStoresNothing(index: Int) async throws {
+        let part = [\NameParts.givenName, \.familyName, \.middleName, \.nickname, \.namePrefix, \.nameSuffix][index]
+        try await Harness.run { h async throws in
+            var name = Self.name
+            name[keyPath: part] = String(repeating: "n", count: Limits.nameCharacters + 1)
+            let response = try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h), rawNonce: Self.rawNonce, name: name))
+            #expect(response.status == .badRequest)
+            #expect(try h.error(response).code == .fieldTooLong)
+            #expect(try await h.counts() == [0, 0, 0])
+            name[keyPath: part] = String(repeating: "n", count: Limits.nameCharacters)
+            #expect(try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h), rawNonce: Self.rawNonce, name: name)).status == .ok)
+        }
+    }
+
     @Test func noNonceOnEitherSideIsAccepted() async throws {
         try await Harness.run { h async throws in
             let response = try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h, nonce: nil), rawNonce: nil))

@@ -1,6 +1,6 @@
 // Fuzz target `cookies`: arbitrary bytes as the Cookie header chatterd reads the web-view session from
-// (`request.cookies[…]` via `Authenticator.credentials`), and as the web-session redeem link's query, whose
-// `next` parameter `WebSessionRoutes.sameSitePath` must keep on this site.
+// (`request.cookies[…]` via `SessionAuthenticator.credentials`), and as the web-session redeem link's query, whose
+// `next` parameter `WebSessions.sameSitePath` must keep on this site.
 //
 // Input: Cookie header values separated by LF (each a Cookie field of its own, as repeated headers or
 // HTTP/2 cookie crumbs arrive); the same bytes are also the query string and the `next` candidate.
@@ -15,7 +15,7 @@ let site = URL(string: "https://chatter.example/")!
 
 /// A path `sameSitePath` let through must stay on this site, however a browser resolves it.
 func checkSameSite(_ candidate: String) {
-    guard let path = WebSessionRoutes.sameSitePath(candidate) else { return }
+    guard let path = WebSessions.sameSitePath(candidate) else { return }
     invariant(path.hasPrefix("/") && !path.hasPrefix("//"), "sameSitePath accepted \(path.debugDescription)")
     if let resolved = URL(string: path, relativeTo: site)?.absoluteURL {
         invariant(resolved.host == "chatter.example" && resolved.scheme == "https",
@@ -36,14 +36,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         head: HTTPRequest(method: .get, scheme: "https", authority: "chatter.example", path: "/v1/auth/web-session/csrf", headerFields: fields),
         body: RequestBody(buffer: ByteBuffer()))
 
-    let cookie = request.cookies[Authenticator.cookieName]
+    let cookie = request.cookies[SessionAuthenticator.cookieName]
     if let cookie {
-        invariant(cookie.name == Authenticator.cookieName, "cookies[\(Authenticator.cookieName)] returned a cookie named \(cookie.name.debugDescription)")
+        invariant(cookie.name == SessionAuthenticator.cookieName, "cookies[\(SessionAuthenticator.cookieName)] returned a cookie named \(cookie.name.debugDescription)")
     }
     // With no Authorization header, the credentials are the session cookie's value, when it has one.
-    if let (token, viaCookie) = Authenticator.credentials(in: request) {
+    if let (token, viaCookie) = SessionAuthenticator.credentials(in: request) {
         invariant(viaCookie && token == cookie?.value && !token.isEmpty, "credentials \(token.debugDescription) do not match the cookie \(String(describing: cookie))")
-        _ = Authenticator.csrfToken(forCookie: token)
+        _ = SessionAuthenticator.csrfToken(forCookie: token)
     } else {
         invariant((cookie?.value ?? "").isEmpty, "the session cookie \(String(describing: cookie)) was not read as credentials")
     }

@@ -100,7 +100,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     if let pending = AuthPages.Pending(cookie: String(decoding: input, as: UTF8.self)) {
         invariant(EmailAddress.normalize(pending.email) == pending.email, "a pending address \(pending.email.debugDescription) is not normalized")
-        if let next = pending.next { invariant(WebSessionRoutes.sameSitePath(next) == next, "a pending next \(next.debugDescription) is not a same-site path") }
+        if let next = pending.next { invariant(WebSessions.sameSitePath(next) == next, "a pending next \(next.debugDescription) is not a same-site path") }
     }
 
     let query = String(decoding: input, as: UTF8.self)

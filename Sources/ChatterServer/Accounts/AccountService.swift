@@ -2,14 +2,13 @@ import ChatterWire
 import Foundation
 
 /// What a signed-in user does with their own account, audited alike whether they ask through the native
-/// API or the account page: read their profile and sessions, refresh, end this session or all of them,
-/// one other session, or the whole account.
+/// API or the account page: read their profile and sessions, end this session or all of them, one other
+/// session, or the whole account.
 struct AccountService: Sendable {
     /// `AdminRepository` only to read whether the account is an operator's (the account page links to /admin).
     typealias Store = SessionRepository & UserRepository & AdminRepository
 
     let store: any Store
-    let sessions: SessionService
     let profiles: Profiles
     let devices: DeviceTokens
     let audit: AuditLog
@@ -25,19 +24,6 @@ struct AccountService: Sendable {
 
     func isOperator(_ user: User) async throws -> Bool {
         try await store.account(id: user.id)?.isAdmin == true
-    }
-
-    /// Rotates a refresh token (`SessionService.refresh`); a reused one ends its session and is audited.
-    func refresh(_ token: String, client: ClientInfo) async throws -> SessionResponse {
-        switch try await sessions.refresh(token, profile: { try await profiles.profile($0, account: $1) }) {
-        case .refreshed(let response):
-            return response
-        case .reused(let userID):
-            await audit.record(.refreshReused, user: userID, client: client, detail: "session revoked")
-            throw SessionError.refreshTokenReused
-        case .invalid:
-            throw SessionError.invalidRefreshToken
-        }
     }
 
     func signOut(_ session: AuthenticatedSession, everywhere: Bool, client: ClientInfo) async throws {

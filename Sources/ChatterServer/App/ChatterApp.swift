@@ -19,7 +19,10 @@ public enum ChatterApp {
         router.add(middleware: ErrorMiddleware(page: pages.errorPage))
         // Validated with the rest of the configuration; an invalid list trusts no one.
         let proxies = (try? TrustedProxies(configuration.trustedProxies)) ?? .none
-        router.add(middleware: ClientAddressMiddleware(proxies: proxies, ipv6Prefix: configuration.ipv6LimitPrefix))
+        // Only when it has something to do: with no proxy to trust and the default prefix, the context's own values stand.
+        if !proxies.isEmpty || configuration.ipv6LimitPrefix != ClientNetwork.defaultPrefix {
+            router.add(middleware: ClientAddressMiddleware(proxies: proxies, ipv6Prefix: configuration.ipv6LimitPrefix))
+        }
         router.get("health") { _, _ in HealthRoute.response }
         Readiness(store: services.store, google: services.google, apple: services.apple).register(on: router)
         if let metrics, configuration.metricsBind == nil, let access = MetricsEndpoint.mainListenerAccess(configuration, proxies: proxies) {
@@ -37,7 +40,7 @@ public enum ChatterApp {
         ProviderRoutes(providers: s.providers, signIn: s.signIn).register(on: router)
         EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
         PasswordRoutes(passwords: s.passwords, signIn: s.signIn).register(on: router, signedIn: signedIn)
-        SessionRoutes(accounts: s.accounts).register(on: router, signedIn: signedIn)
+        SessionRoutes(sessions: s.sessions, accounts: s.accounts).register(on: router, signedIn: signedIn)
         WebSessionRoutes(handoffs: s.handoffs, pages: pages, web: web).register(on: router, signedIn: signedIn, browsers: browsers)
         AppleNotificationRoutes(notifications: s.appleNotifications).register(on: router)
         ChattRoutes(timeline: s.timeline, now: now).register(on: router, signedIn: signedIn)

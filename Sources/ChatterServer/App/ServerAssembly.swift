@@ -44,20 +44,21 @@ public struct ServerAssembly: Sendable {
             keys: keys(googleKeys, default: configuration.googleJWKSURL), now: now)
         apple = IDTokenVerifier(
             provider: .apple(clientIDs: configuration.appleClientIDs), keys: keys(appleKeys, default: configuration.appleJWKSURL), now: now)
-        sessions = SessionService(store: store, tokenKey: store.tokenKey, lifetimes: configuration.lifetimes, now: now)
-        devices = DeviceTokens(store: store, now: now)
         audit = AuditLog(store: store, now: now, logger: logger)
+        let profiles = Profiles(store: store)
+        sessions = SessionService(
+            store: store, tokenKey: store.tokenKey, lifetimes: configuration.lifetimes, profiles: profiles, audit: audit, now: now)
+        devices = DeviceTokens(store: store, now: now)
         admin = AdminService(store: store, audit: audit, now: now)
         codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
-        let profiles = Profiles(store: store)
         providers = ProviderSignIn(google: google, apple: apple, audit: audit)
         signIn = SignInService(users: store, sessionStore: store, sessions: sessions, profiles: profiles, devices: devices, audit: audit, now: now)
         emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, now: now)
         passwords = PasswordFlow(
             store: store, codes: emailCodes, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), rules: rules,
             throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, now: now)
-        accounts = AccountService(store: store, sessions: sessions, profiles: profiles, devices: devices, audit: audit)
+        accounts = AccountService(store: store, profiles: profiles, devices: devices, audit: audit)
         handoffs = WebHandoffs(store: store, now: now)
         appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, now: now)
         timeline = Timeline(store: store)

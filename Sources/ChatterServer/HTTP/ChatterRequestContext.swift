@@ -40,7 +40,6 @@ struct ClientAddressMiddleware: RouterMiddleware {
     var ipv6Prefix = ClientNetwork.defaultPrefix
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard !proxies.isEmpty || ipv6Prefix != ClientNetwork.defaultPrefix else { return try await next(request, context) }
         var context = context
         if !proxies.isEmpty {
             context.clientIP = proxies.clientAddress(

@@ -1,6 +1,7 @@
 import ChatterWire
 import Crypto
 import Foundation
+import Logging
 
 /// Issues, checks, rotates and revokes sessions. Only hashes of tokens reach the store.
 public struct SessionService: Sendable {
@@ -29,18 +30,28 @@ public struct SessionService: Sendable {
     /// The key session tokens are tagged with (`ChatterStore.tokenKey`).
     let tokenKey: SessionTokenKey
     public let lifetimes: Lifetimes
+    /// A rotation answers with the user's profile, and a reused token is audited.
+    let profiles: Profiles
+    let audit: AuditLog
     let now: @Sendable () -> Date
 
-    public init(store: any SessionRepository, tokenKey: SessionTokenKey, lifetimes: Lifetimes, now: @escaping @Sendable () -> Date) {
+    init(
+        store: any SessionRepository, tokenKey: SessionTokenKey, lifetimes: Lifetimes, profiles: Profiles, audit: AuditLog,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.store = store
         self.tokenKey = tokenKey
         self.lifetimes = lifetimes
+        self.profiles = profiles
+        self.audit = audit
         self.now = now
     }
 
     /// Over the whole store, with its token key.
-    public init(store: any ChatterStore, lifetimes: Lifetimes, now: @escaping @Sendable () -> Date) {
-        self.init(store: store, tokenKey: store.tokenKey, lifetimes: lifetimes, now: now)
+    public init(store: any ChatterStore, lifetimes: Lifetimes, now: @escaping @Sendable () -> Date, logger: Logger = Logger(label: "chatterd")) {
+        self.init(
+            store: store, tokenKey: store.tokenKey, lifetimes: lifetimes, profiles: Profiles(store: store),
+            audit: AuditLog(store: store, now: now, logger: logger), now: now)
     }
 
     /// A native session: an access token and a refresh token.
@@ -93,6 +104,19 @@ public struct SessionService: Sendable {
         case .valid(let session): return session
         case .expired: throw SessionError.expiredChatterID
         case .unknown: throw SessionError.unknownChatterID
+        }
+    }
+
+    /// Rotates `refreshToken` (`refresh(_:profile:)`); a reused one ends its session and is audited.
+    func refresh(_ token: String, client: ClientInfo) async throws -> SessionResponse {
+        switch try await refresh(token, profile: { try await profiles.profile($0, account: $1) }) {
+        case .refreshed(let response):
+            return response
+        case .reused(let userID):
+            await audit.record(.refreshReused, user: userID, client: client, detail: "session revoked")
+            throw SessionError.refreshTokenReused
+        case .invalid:
+            throw SessionError.invalidRefreshToken
         }
     }
 

@@ -4,12 +4,13 @@ import Hummingbird
 
 /// The session lifecycle: refresh, who am I, list and revoke sessions, sign out, delete the account.
 struct SessionRoutes {
+    let sessions: SessionService
     let accounts: AccountService
 
     func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         router.post(RouterPath(NativePath.refresh)) { request, context in
             let body = try await request.decodeJSON(RefreshRequest.self, context: context)
-            return JSONResponse.make(try await accounts.refresh(body.refreshToken, client: context.client(request)))
+            return JSONResponse.make(try await sessions.refresh(body.refreshToken, client: context.client(request)))
         }
         signedIn.post(RouterPath(NativePath.signOut)) { request, context in
             let session = try context.requireSession()

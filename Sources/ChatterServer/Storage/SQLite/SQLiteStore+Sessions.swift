@@ -111,6 +111,26 @@ extension SQLiteStore {
     }
 
     /// Rotations arriving together are applied together (see `rotate(_:on:lock:accounts:)`).
+    /// Session inserts arriving together go in one statement: 11 binds a session, within SQLite's 32,766.
+    static func sessionInsertBatches(writer: SQLiteConnection, lock: AsyncMutex) -> BatchingLookup<NewSession, Bool> {
+        BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in try await insertSessions(batch, on: writer, lock: lock) }
+    }
+
+    /// Lookups by access token arriving together are read in one statement, on any reader.
+    static func sessionLookupBatches(readers: ReaderConnections) -> BatchingLookup<AccessKey, SQLiteRow> {
+        BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { keys in try await sessions(readers.next, keys: keys) }
+    }
+
+    /// Rotations arriving together are applied in one statement (`rotate`): 9 binds a rotation, within
+    /// SQLite's 32,766. Two fetchers: one batch's accounts are read while the next batch rotates on the writer.
+    static func rotationBatches(
+        writer: SQLiteConnection, lock: AsyncMutex, readers: ReaderConnections, cache: SessionCache
+    ) -> BatchingLookup<Rotation, RotatedSession> {
+        BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
+            try await cache.evictingRotated(batch) { try await rotate(batch, on: writer, lock: lock, accounts: { readers.next }) }
+        }
+    }
+
     public func rotateLive(_ r: Rotation) async throws -> RotatedSession? {
         try await rotations.value(for: r)
     }

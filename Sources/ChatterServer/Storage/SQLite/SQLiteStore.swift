@@ -47,21 +47,13 @@ public final class SQLiteStore: ChatterStore {
         self.walSync = WALSync(databasePath: path)
         self.writeLock = writeLock
         self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: writeLock, binds: Self.binds)
-        // 11 binds a session, within SQLite's 32,766.
-        self.sessionInserts = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
-            try await Self.insertSessions(batch, on: writer, lock: writeLock)
-        }
         self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: writeLock, binds: Self.binds)
-        self.sessionsByAccessKey = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { keys in
-            try await Self.sessions(readers.next, keys: keys)
-        }
         let sessionCache = SessionCache()
         self.sessionCache = sessionCache
-        // 9 binds a rotation, within SQLite's 32,766. Two fetchers: one batch's accounts are read while
-        // the next batch rotates on the writer.
-        self.rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
-            try await sessionCache.evictingRotated(batch) { try await Self.rotate(batch, on: writer, lock: writeLock, accounts: { readers.next }) }
-        }
+        // The session statements batch requests that arrive together (SQLiteStore+Sessions.swift).
+        self.sessionInserts = Self.sessionInsertBatches(writer: writer, lock: writeLock)
+        self.sessionsByAccessKey = Self.sessionLookupBatches(readers: readers)
+        self.rotations = Self.rotationBatches(writer: writer, lock: writeLock, readers: readers, cache: sessionCache)
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.

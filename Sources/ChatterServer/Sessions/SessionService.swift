@@ -108,12 +108,13 @@ public struct SessionService: Sendable {
     }
 
     /// Rotates `refreshToken` (`refresh(_:profile:)`); a reused one ends its session and is audited.
-    func refresh(_ token: String, client: ClientInfo) async throws -> SessionResponse {
+    /// `client` is asked for only then, so a refresh parses no address.
+    func refresh(_ token: String, client: @autoclosure () -> ClientInfo) async throws -> SessionResponse {
         switch try await refresh(token, profile: { try await profiles.profile($0, account: $1) }) {
         case .refreshed(let response):
             return response
         case .reused(let userID):
-            await audit.record(.refreshReused, user: userID, client: client, detail: "session revoked")
+            await audit.record(.refreshReused, user: userID, client: client(), detail: "session revoked")
             throw SessionError.refreshTokenReused
         case .invalid:
             throw SessionError.invalidRefreshToken

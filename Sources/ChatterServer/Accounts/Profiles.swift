@@ -10,12 +10,21 @@ struct Profiles: Sendable {
     func profile(_ user: User, account known: AccountSummary? = nil) async throws -> UserProfile {
         let account = if let known { known } else { try await store.accountSummary(userID: user.id) }
         let identities = account.identities
-        var methods = identities.map { SignInMethod.of(issuer: $0.key.issuer) }
+        var methods = identities.map { Self.method(of: $0.key.issuer) }
         if account.hasPassword { methods.append(.password) }
         let verified = identities.first { $0.emailVerified && $0.email != nil }
         let email = verified ?? identities.first { $0.email != nil }
         return UserProfile(
             id: user.id.text, displayName: user.displayName, email: email?.email, emailVerified: verified != nil,
             name: user.name, methods: Set(methods).map(\.rawValue).sorted())
+    }
+
+    /// The method an identity of `issuer` signs in with.
+    static func method(of issuer: String) -> SignInMethod {
+        switch issuer {
+        case IdentityKey.emailIssuer: .email
+        case "https://appleid.apple.com": .apple
+        default: .google
+        }
     }
 }

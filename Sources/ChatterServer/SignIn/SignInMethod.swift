@@ -3,15 +3,6 @@ public enum SignInMethod: String, Sendable, CaseIterable, Codable {
     case google, apple, email, password
     /// A web-session hand-off: a signed-in app opened the browser.
     case web
-
-    /// The method an identity of `issuer` signs in with (an account's `methods` in its profile).
-    static func of(issuer: String) -> SignInMethod {
-        switch issuer {
-        case IdentityKey.emailIssuer: .email
-        case "https://appleid.apple.com": .apple
-        default: .google
-        }
-    }
 }
 
 extension AuthenticatedSession {

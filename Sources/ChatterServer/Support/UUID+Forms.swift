@@ -1,5 +1,8 @@
 import Foundation
 
+// UUIDs in the forms chatterd reads and writes: text (rows and answers), 16 bytes (what a token carries),
+// and new time-ordered ids (chatts). In one file: every row read and every answer uses them.
+
 extension UUID {
     /// The 36-character form `uuidString` gives (upper-case hex), written without `sprintf`: IDs are
     /// formatted for every row read and every answer, where Foundation's formatting showed in profiles.
@@ -56,5 +59,38 @@ extension UUID {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+}
+
+extension UUID {
+    /// The 16 bytes, in order: what a refresh token carries to name its session.
+    var bytes: [UInt8] {
+        withUnsafeBytes(of: uuid) { Array($0) }
+    }
+
+    init(bytes: some Collection<UInt8>) {
+        precondition(bytes.count == 16, "a UUID is 16 bytes")
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        self.init(uuid: uuid)
+    }
+}
+
+extension UUID {
+    /// A version 7 UUID (RFC 9562): the Unix time in milliseconds, then random bits. IDs made one after
+    /// another sort together, so inserting them touches the end of an index rather than a random page of
+    /// it: a burst of posts writes a few pages to the WAL, not one per post.
+    static func timeOrdered(at time: Date) -> UUID {
+        let milliseconds = UInt64(max(0, time.timeIntervalSince1970 * 1000))
+        var random = SystemRandomNumberGenerator()
+        let high = random.next() as UInt64, low = random.next() as UInt64
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 11 ? high : low) >> (8 * (index % 8))) }
+        bytes[6] = 0x70 | (bytes[6] & 0x0F)  // version 7
+        bytes[8] = 0x80 | (bytes[8] & 0x3F)  // RFC 9562 variant
+        return UUID(bytes: bytes)
     }
 }

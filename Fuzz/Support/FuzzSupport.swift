@@ -11,6 +11,8 @@ import Darwin
 /// SwiftPM compiles an executable's top-level code as `<Module>_main` and links `main` as an alias of it,
 /// so libFuzzer's own `main` is never used: each target's main.swift calls `runLibFuzzer` instead, which
 /// hands libFuzzer the command line and the target's `LLVMFuzzerTestOneInput`.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// libFuzzer's C symbol, under its own name.
 @_silgen_name("LLVMFuzzerRunDriver")
 private func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,

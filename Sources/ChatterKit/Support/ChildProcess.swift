@@ -115,11 +115,11 @@ struct ChildProcess {
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], error: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &input) == 0 else { throw LaunchError(description: failure("socketpair")) }
         guard pipe(&output) == 0 else {
-            input.forEach { close($0) }
+            for fd in input { close(fd) }
             throw LaunchError(description: failure("pipe"))
         }
         guard pipe(&error) == 0 else {
-            (input + output).forEach { close($0) }
+            for fd in input + output { close(fd) }
             throw LaunchError(description: failure("pipe"))
         }
         let all = input + output + error
@@ -137,7 +137,7 @@ struct ChildProcess {
         _ = addCloseFrom?(&actions, 3)
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
         for fd in [input[1], output[1], error[1]] { close(fd) }

@@ -255,7 +255,12 @@ struct AuthPages {
     /// `/v1/auth/google` verifies one, for the web client ID.
     struct GoogleForm: Decodable {
         let credential: String
-        let g_csrf_token: String
+        let csrfToken: String
+
+        enum CodingKeys: String, CodingKey {
+            case credential
+            case csrfToken = "g_csrf_token"  // Google's field name
+        }
     }
 
     func google(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
@@ -267,7 +272,7 @@ struct AuthPages {
             throw APIError(.badRequest, .invalidForm, "Google's answer was incomplete; try again.")
         }
         guard let cookie = request.cookies["g_csrf_token"]?.value, !cookie.isEmpty,
-            constantTimeEqual(Array(cookie.utf8), Array(form.g_csrf_token.utf8))
+            constantTimeEqual(Array(cookie.utf8), Array(form.csrfToken.utf8))
         else {
             throw APIError(.forbidden, .csrfFailed, "Google's answer did not come from this browser; try again.")
         }

@@ -1,3 +1,6 @@
+// swift-format-ignore-file: DontRepeatTypeInStaticProperties
+// The stand-in keeps the names of the SwiftUI API it stands in for (`accentColor`, `thinMaterial`).
+
 public protocol ShapeStyle: Sendable {}
 
 public struct Color: View, ShapeStyle, Hashable {

@@ -57,7 +57,7 @@ import Testing
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
         var opened: [Int32] = []
-        defer { opened.forEach { close($0) } }
+        defer { for fd in opened { close(fd) } }
         for _ in 0..<extra {
             let fd = open("/dev/null", O_RDONLY)  // without O_CLOEXEC, on purpose
             if fd < 0 { break }

@@ -2,7 +2,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 // Every package below is for chatterd, the `chatter` tool and the tests, none for ChatterKit. Each use is
@@ -195,13 +195,21 @@ if Context.environment["CHATTER_FUZZ"] != nil {
     let fuzzers: [(product: String, directory: String, dependencies: [Target.Dependency])] = [
         ("fuzz-id-token", "IDToken", []),
         ("fuzz-jwks", "JWKS", []),
-        ("fuzz-request-bodies", "RequestBodies", [
-            "ChatterWire", .product(name: "Hummingbird", package: "hummingbird", condition: server), .product(name: "NIOCore", package: "swift-nio", condition: server),
-        ]),
+        (
+            "fuzz-request-bodies", "RequestBodies",
+            [
+                "ChatterWire", .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+            ]
+        ),
         ("fuzz-email-address", "EmailAddress", []),
-        ("fuzz-cookies", "Cookies", [
-            .product(name: "Hummingbird", package: "hummingbird", condition: server), .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
-        ]),
+        (
+            "fuzz-cookies", "Cookies",
+            [
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
+            ]
+        ),
         ("fuzz-forwarded", "Forwarded", []),
         ("fuzz-smtp-reply", "SMTPReply", [.product(name: "NIOCore", package: "swift-nio", condition: server)]),
         ("fuzz-web-forms", "WebForms", [.product(name: "Mustache", package: "swift-mustache", condition: server)]),
@@ -209,9 +217,10 @@ if Context.environment["CHATTER_FUZZ"] != nil {
     // The libFuzzer driver call and a way to run async code from the synchronous fuzz callback.
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))
     for fuzzer in fuzzers {
-        package.targets.append(.executableTarget(
-            name: "Fuzz" + fuzzer.directory, dependencies: ["ChatterServer", "FuzzSupport"] + fuzzer.dependencies,
-            path: "Fuzz/" + fuzzer.directory, swiftSettings: strict))
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz" + fuzzer.directory, dependencies: ["ChatterServer", "FuzzSupport"] + fuzzer.dependencies,
+                path: "Fuzz/" + fuzzer.directory, swiftSettings: strict))
         package.products.append(.executable(name: fuzzer.product, targets: ["Fuzz" + fuzzer.directory]))
     }
 }

@@ -9,9 +9,9 @@ enum AppClient {
     /// The Keychain: this device only, readable after the first unlock.
     static let store: any SecretStore = {
         #if canImport(Security)
-        return KeychainStore(service: Bundle.main.bundleIdentifier ?? "ChatterExample")
+            return KeychainStore(service: Bundle.main.bundleIdentifier ?? "ChatterExample")
         #else
-        return MemoryStore()  // Linux, where CI type-checks this file; the app runs on Apple platforms only.
+            return MemoryStore()  // Linux, where CI type-checks this file; the app runs on Apple platforms only.
         #endif
     }()
 

@@ -5,11 +5,12 @@
 // Input: Cookie header values separated by LF (each a Cookie field of its own, as repeated headers or
 // HTTP/2 cookie crumbs arrive); the same bytes are also the query string and the `next` candidate.
 
-@testable import ChatterServer
 import Foundation
 import FuzzSupport
 import HTTPTypes
 import Hummingbird
+
+@testable import ChatterServer
 
 let site = URL(string: "https://chatter.example/")!
 
@@ -18,8 +19,9 @@ func checkSameSite(_ candidate: String) {
     guard let path = WebSessions.sameSitePath(candidate) else { return }
     invariant(path.hasPrefix("/") && !path.hasPrefix("//"), "sameSitePath accepted \(path.debugDescription)")
     if let resolved = URL(string: path, relativeTo: site)?.absoluteURL {
-        invariant(resolved.host == "chatter.example" && resolved.scheme == "https",
-                  "sameSitePath accepted \(path.debugDescription), which resolves to \(resolved.absoluteString)")
+        invariant(
+            resolved.host == "chatter.example" && resolved.scheme == "https",
+            "sameSitePath accepted \(path.debugDescription), which resolves to \(resolved.absoluteString)")
     }
 }
 
@@ -38,11 +40,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let cookie = request.cookies[SessionAuthenticator.cookieName]
     if let cookie {
-        invariant(cookie.name == SessionAuthenticator.cookieName, "cookies[\(SessionAuthenticator.cookieName)] returned a cookie named \(cookie.name.debugDescription)")
+        invariant(
+            cookie.name == SessionAuthenticator.cookieName,
+            "cookies[\(SessionAuthenticator.cookieName)] returned a cookie named \(cookie.name.debugDescription)")
     }
     // With no Authorization header, the credentials are the session cookie's value, when it has one.
     if let (token, viaCookie) = SessionAuthenticator.credentials(in: request) {
-        invariant(viaCookie && token == cookie?.value && !token.isEmpty, "credentials \(token.debugDescription) do not match the cookie \(String(describing: cookie))")
+        invariant(
+            viaCookie && token == cookie?.value && !token.isEmpty, "credentials \(token.debugDescription) do not match the cookie \(String(describing: cookie))"
+        )
         _ = SessionAuthenticator.csrfToken(forCookie: token)
     } else {
         invariant((cookie?.value ?? "").isEmpty, "the session cookie \(String(describing: cookie)) was not read as credentials")

@@ -1,8 +1,9 @@
 // Fuzz target `email-address`: arbitrary bytes as an email address through `EmailAddress.normalize`, which
 // every route that takes an address calls before it looks the address up or stores it.
 
-@testable import ChatterServer
 import FuzzSupport
+
+@testable import ChatterServer
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -11,8 +12,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // A normalized address is a fixed point: stored addresses are compared with newly normalized ones, so
     // normalizing twice must not change (or reject) it.
     let again = EmailAddress.normalize(normalized)
-    invariant(again == normalized,
-              "normalize is not idempotent: \(raw.debugDescription) -> \(normalized.debugDescription) -> \(again.debugDescription)")
+    invariant(
+        again == normalized,
+        "normalize is not idempotent: \(raw.debugDescription) -> \(normalized.debugDescription) -> \(again.debugDescription)")
     return 0
 }
 

@@ -47,8 +47,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             invariant(again == client, "client address \(client.debugDescription) from the headers reads back as \(String(describing: again))")
         }
         // Only a trusted peer's headers count: no proxy trusted, no header read.
-        invariant(trustNoOne.clientAddress(peer: peer, forwardedFor: forwardedFor, forwarded: forwarded) == peer,
-                  "with no trusted proxies the headers changed the client from \(String(describing: peer))")
+        invariant(
+            trustNoOne.clientAddress(peer: peer, forwardedFor: forwardedFor, forwarded: forwarded) == peer,
+            "with no trusted proxies the headers changed the client from \(String(describing: peer))")
     }
     return 0
 }

@@ -6,9 +6,10 @@
 // payload-JSON`: the harness base64url-encodes the two and appends the vector's real signature, so the
 // fuzzer can work on the JSON that the checks after decoding see, rather than on its base64.
 
-@testable import ChatterServer
 import Foundation
 import FuzzSupport
+
+@testable import ChatterServer
 
 enum Fixture {
     /// The checkout's root, three levels above this file.
@@ -81,8 +82,9 @@ func examine(_ token: String) -> Outcome {
 /// What every report promises, whatever the token.
 func checkReport(_ report: TokenReport, _ name: String) {
     invariant(report.results.map(\.check) == TokenCheck.allCases, "\(name): checks reported \(report.results.map(\.check.name))")
-    invariant((report.identity != nil) == report.results.allSatisfy { $0.outcome == .pass },
-              "\(name): identity is \(report.identity == nil ? "nil" : "set") but results are \(report.results)")
+    invariant(
+        (report.identity != nil) == report.results.allSatisfy { $0.outcome == .pass },
+        "\(name): identity is \(report.identity == nil ? "nil" : "set") but results are \(report.results)")
     if report.identity != nil {
         invariant(report.results.contains { $0.check == .signature && $0.outcome == .pass }, "\(name): accepted without a verified signature")
     }
@@ -95,8 +97,9 @@ func checkVerdict(_ verdict: Result<VerifiedIdentity, TokenRejected>, matches re
         invariant(report.identity == identity, "\(name): verify accepted \(identity), inspect says \(String(describing: report.identity))")
     case .failure(let rejected):
         invariant(report.identity == nil, "\(name): verify rejected (\(rejected.check)) what inspect accepted")
-        invariant(report.firstFailure?.check == rejected.check,
-                  "\(name): verify rejected for \(rejected.check), inspect's first failure is \(String(describing: report.firstFailure))")
+        invariant(
+            report.firstFailure?.check == rejected.check,
+            "\(name): verify rejected for \(rejected.check), inspect's first failure is \(String(describing: report.firstFailure))")
     }
 }
 
@@ -125,13 +128,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     checkVerdict(outcome.verified, matches: outcome.server, "verify")
     // Stopping at the signature must change nothing up to it, and nothing at all once it verified.
     let upToSignature = TokenCheck.allCases.firstIndex(of: .signature)! + 1
-    invariant(Array(outcome.server.results.prefix(upToSignature)) == Array(outcome.full.results.prefix(upToSignature)),
-              "stopAtSignature changed the checks before it: \(outcome.server.results) vs \(outcome.full.results)")
-    invariant(outcome.server.identity == outcome.full.identity,
-              "stopAtSignature changed the verdict: \(String(describing: outcome.server.identity)) vs \(String(describing: outcome.full.identity))")
+    invariant(
+        Array(outcome.server.results.prefix(upToSignature)) == Array(outcome.full.results.prefix(upToSignature)),
+        "stopAtSignature changed the checks before it: \(outcome.server.results) vs \(outcome.full.results)")
+    invariant(
+        outcome.server.identity == outcome.full.identity,
+        "stopAtSignature changed the verdict: \(String(describing: outcome.server.identity)) vs \(String(describing: outcome.full.identity))")
     if case .success(let identity) = outcome.noSubject {
-        invariant(identity.issuer == "https://accounts.google.com" || identity.issuer == "accounts.google.com",
-                  "accepted an issuer that is not Google's: \(identity.issuer)")
+        invariant(
+            identity.issuer == "https://accounts.google.com" || identity.issuer == "accounts.google.com",
+            "accepted an issuer that is not Google's: \(identity.issuer)")
     }
     return 0
 }

@@ -2,9 +2,10 @@
 // fetched key set goes through) and as the JWKS response's `Cache-Control` header
 // (`HTTPJWKSSource.maxAge(fromCacheControl:)`, which decides how long those keys are trusted).
 
-@testable import ChatterServer
 import Foundation
 import FuzzSupport
+
+@testable import ChatterServer
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -6,11 +6,12 @@
 // Input: one byte that chooses the body type (modulo the number of types), then the body.
 
 import ChatterWire
-@testable import ChatterServer
 import Foundation
 import FuzzSupport
 import Hummingbird
 import NIOCore
+
+@testable import ChatterServer
 
 /// Decodes `body` as `T` the way the routes do. A decoded value must survive the trip a client's request
 /// makes: ChatterKit encodes these same wire types, so encoding and decoding again must give it back.

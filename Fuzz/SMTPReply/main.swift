@@ -5,9 +5,10 @@
 // Input: one byte that sets the chunk size (1–64 bytes: how the network splits the stream), then the
 // stream. The same stream is also parsed in one piece: how it was split must not change what it says.
 
-@testable import ChatterServer
 import FuzzSupport
 import NIOCore
+
+@testable import ChatterServer
 
 struct Transcript: Equatable, CustomStringConvertible {
     var replies: [SMTPReply] = []

@@ -9,10 +9,11 @@
 // rendered page has exactly the markup characters the template has with a plain value, so no value adds an
 // element or an attribute.
 
-@testable import ChatterServer
 import Foundation
 import FuzzSupport
 import Mustache
+
+@testable import ChatterServer
 
 let visitor = WebVisitor(browserID: String(repeating: "b", count: 43), isNewBrowser: false, session: nil)
 
@@ -67,7 +68,8 @@ let plain = [false, true].map { inverted in templates.map { markup(library.rende
 func literal(of pattern: String) -> String? {
     let scalars = Array(pattern.unicodeScalars)
     guard scalars.count >= 2, scalars.first == "%", scalars.last == "%" else { return nil }
-    var text = String.UnicodeScalarView(), escaped = false
+    var text = String.UnicodeScalarView()
+    var escaped = false
     for scalar in scalars.dropFirst().dropLast() {
         if escaped {
             text.append(scalar)
@@ -94,7 +96,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     decode(action, text)
 
     // One template per input (the selector picks it too), so an input costs one render, not twelve.
-    let value = String(decoding: input, as: UTF8.self), index = Int(selector) % templates.count, inverted = selector & 0x40 != 0
+    let value = String(decoding: input, as: UTF8.self)
+    let index = Int(selector) % templates.count
+    let inverted = selector & 0x40 != 0
     let rendered = library.render(Everything(value: value, isNull: inverted), withTemplate: templates[index]) ?? ""
     invariant(markup(rendered) == plain[inverted ? 1 : 0][index], "\(templates[index]) rendered \(value.debugDescription) with markup of its own")
 

@@ -57,16 +57,16 @@ struct CommandContext: Sendable {
             return FileStore(directory: directory)
         default:
             #if canImport(Security)
-            // A command-line tool has no entitlement for the data-protection keychain: the login keychain.
-            return KeychainStore(service: service, dataProtectionKeychain: false)
+                // A command-line tool has no entitlement for the data-protection keychain: the login keychain.
+                return KeychainStore(service: service, dataProtectionKeychain: false)
             #elseif os(Linux)
-            if settings.store == "keyring" { return SecretServiceStore(service: service) }
-            let console = Console.current
-            return await DefaultStore.make(
-                service: service, fallbackDirectory: directory, warnedMarker: settings.home + "/keyring-fallback-warned",
-                warn: { console.writeError($0) })
+                if settings.store == "keyring" { return SecretServiceStore(service: service) }
+                let console = Console.current
+                return await DefaultStore.make(
+                    service: service, fallbackDirectory: directory, warnedMarker: settings.home + "/keyring-fallback-warned",
+                    warn: { console.writeError($0) })
             #else
-            return FileStore(directory: directory)
+                return FileStore(directory: directory)
             #endif
         }
     }
@@ -95,7 +95,8 @@ struct Failure {
         case let error as ChatterError:
             message = error.message
             switch error {
-            case .notSignedIn: (code, exitCode) = ("not_signed_in", 3)
+            case .notSignedIn:
+                (code, exitCode) = ("not_signed_in", 3)
                 message = "Not signed in: run `chatter login` first."
             case .signedOut: (code, exitCode) = ("signed_out", 3)
             case .cancelled: (code, exitCode) = ("cancelled", 3)

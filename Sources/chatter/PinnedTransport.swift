@@ -90,7 +90,9 @@ final class PinnedTransport: CLITransport {
                 status = Int(head.status.code)
                 for header in head.headers { headers[header.name.lowercased()] = header.value }
             case .body(var chunk):
-                guard body.readableBytes + chunk.readableBytes <= maximumBody else { throw CLIError(code: "response_too_large", message: "the answer is too large") }
+                guard body.readableBytes + chunk.readableBytes <= maximumBody else {
+                    throw CLIError(code: "response_too_large", message: "the answer is too large")
+                }
                 body.writeBuffer(&chunk)
             case .end:
                 return TransportResponse(status: status, headers: headers, body: Data(body.readableBytesView))

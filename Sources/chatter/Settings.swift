@@ -40,7 +40,8 @@ struct Settings: Sendable, Equatable {
 
     static func resolve(_ options: GlobalOptions, environment env: [String: String]) throws -> Settings {
         func variable(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let home = variable("CHATTER_HOME")
+        let home =
+            variable("CHATTER_HOME")
             ?? ((variable("XDG_CONFIG_HOME") ?? ((variable("HOME") ?? NSHomeDirectory()) + "/.config")) + "/chatter")
         let configPath = options.config ?? variable("CHATTER_CONFIG") ?? home + "/config.json"
         var file = FileValues()

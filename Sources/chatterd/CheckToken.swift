@@ -29,7 +29,8 @@ struct CheckToken: AsyncParsableCommand {
         let apple = provider == "apple"
         let audiences = clientIDs.isEmpty ? (apple ? config.appleClientIDs : config.googleClientIDs) : clientIDs
         let location = jwks ?? (apple ? config.appleJWKSURL : config.googleJWKSURL)
-        let source: any JWKSSource = location.hasPrefix("http://") || location.hasPrefix("https://")
+        let source: any JWKSSource =
+            location.hasPrefix("http://") || location.hasPrefix("https://")
             ? HTTPJWKSSource(url: location) : FileJWKSSource(path: location)
         let instant = at.map { Date(timeIntervalSince1970: $0) } ?? Date()
         let clock: @Sendable () -> Date = { instant }
@@ -43,7 +44,8 @@ struct CheckToken: AsyncParsableCommand {
     }
 
     private func readToken() throws -> String {
-        let text = token == "-"
+        let text =
+            token == "-"
             ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             : FileManager.default.fileExists(atPath: token) ? try String(contentsOfFile: token, encoding: .utf8) : token
         return text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -39,8 +39,11 @@ struct Serve: AsyncParsableCommand {
         // Each connection is a descriptor: start with all the system allows, and cap connections below it.
         let descriptors = DescriptorLimit.raise()
         logger.info(
-            "descriptor limit", metadata: ["before": "\(descriptors.before)", "now": "\(descriptors.after)",
-            "max_connections": "\(config.connections.connectionCap(descriptorLimit: descriptors.after))"])
+            "descriptor limit",
+            metadata: [
+                "before": "\(descriptors.before)", "now": "\(descriptors.after)",
+                "max_connections": "\(config.connections.connectionCap(descriptorLimit: descriptors.after))",
+            ])
         let metrics = config.metricsEnabled ? PrometheusCollectorRegistry() : nil
         if let metrics { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics)) }
 
@@ -67,7 +70,8 @@ struct Serve: AsyncParsableCommand {
             configuration: config, services: services, server: transport.server, metrics: metrics,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
-                let banner = ["chatterd listening on \(transport.scheme)://\(config.bindAddress):\(port)", "database: \(store.location)"]
+                let banner =
+                    ["chatterd listening on \(transport.scheme)://\(config.bindAddress):\(port)", "database: \(store.location)"]
                     + transport.notes
                 // Written in one piece and unbuffered, so scripts waiting for the banner see it at once.
                 FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))

@@ -12,8 +12,9 @@ import Testing
     }
 
     @Test func addUserResponseUsesTheCourseFieldNames() throws {
-        let object = try JSONSerialization.jsonObject(
-            with: JSONEncoder().encode(AddUserResponse(username: "Ada", chatterID: "abc", lifetime: 60))) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(
+                with: JSONEncoder().encode(AddUserResponse(username: "Ada", chatterID: "abc", lifetime: 60))) as? [String: Any]
         #expect(Set(object?.keys ?? [:].keys) == ["username", "chatterID", "lifetime"])
     }
 

@@ -86,7 +86,8 @@ import Testing
         guard let shown else { return }
         var applied = ServerConfiguration()
         try setting.apply(&applied, shown)
-        var before = "", after = ""
+        var before = ""
+        var after = ""
         dump(ServerConfiguration(), to: &before)
         dump(applied, to: &after)
         #expect(before == after, "--\(name)'s shown default \(shown) is not ServerConfiguration's")
@@ -96,7 +97,10 @@ import Testing
     @Test func theMailSettingIsParsedAtStartAndNeverEchoesItsPassword() throws {
         var config = ServerConfiguration()
         try config.apply(environment: [:], arguments: ["--mail", "smtps://mailer:s3cret%40pw@mail.example.com:465"])
-        guard case .smtp(let smtp) = config.mail else { Issue.record("not SMTP: \(config.mail)"); return }
+        guard case .smtp(let smtp) = config.mail else {
+            Issue.record("not SMTP: \(config.mail)")
+            return
+        }
         #expect(smtp.host == "mail.example.com" && smtp.port == 465 && smtp.security == .implicitTLS)
         #expect(smtp.credentials?.password == "s3cret@pw")
         let error = #expect(throws: ConfigurationError.self) {

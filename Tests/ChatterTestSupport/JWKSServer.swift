@@ -40,10 +40,13 @@ public final class JWKSServer: Sendable {
         }
         var logger = Logger(label: "jwks-server")
         logger.logLevel = .warning
-        return try await LiveService.run(logger: logger, { onServerRunning in
-            Application(
-                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
-        }) { port in
+        return try await LiveService.run(
+            logger: logger,
+            { onServerRunning in
+                Application(
+                    router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
+            }
+        ) { port in
             try await body("http://127.0.0.1:\(port)/certs")
         }
     }

@@ -1,8 +1,8 @@
 import Crypto
 import ExtrasBase64
 import Foundation
-import Synchronization
 import JWTKit
+import Synchronization
 import _CryptoExtras
 
 /// A stand-in identity provider: an RSA key the test owns, its JWKS, and ID tokens signed with it.

@@ -1,8 +1,9 @@
 import ChatterKit
 import ChatterUI
 import SwiftUI
+
 #if os(iOS)
-import UIKit
+    import UIKit
 #endif
 
 /// A signed-in app behind Face ID or Touch ID (F5): email and password sign-in, then the sessions and
@@ -24,11 +25,11 @@ struct SecureSignInApp: App {
                 }
                 .biometricLock(gate, auth: auth)
                 #if os(iOS)
-                // Launched before the first unlock (iOS prewarms apps), the Keychain cannot be read yet:
-                // read the session again once it can.
-                .onReceive(NotificationCenter.default.publisher(for: UIApplication.protectedDataDidBecomeAvailableNotification)) { _ in
-                    Task { await auth.retryStorage() }
-                }
+                    // Launched before the first unlock (iOS prewarms apps), the Keychain cannot be read yet:
+                    // read the session again once it can.
+                    .onReceive(NotificationCenter.default.publisher(for: UIApplication.protectedDataDidBecomeAvailableNotification)) { _ in
+                        Task { await auth.retryStorage() }
+                    }
                 #endif
             }
         }

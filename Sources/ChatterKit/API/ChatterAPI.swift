@@ -87,7 +87,8 @@ public struct ChatterAPI: Sendable {
             switch error {
             case .keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
             case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-                return context.codingPath.isEmpty ? "not the expected JSON" : "field \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
+                return context.codingPath.isEmpty
+                    ? "not the expected JSON" : "field \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
             @unknown default: return "not the expected JSON"
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Everything an app does with chatterd, over one session manager: sign in by any method, post and read
@@ -117,7 +118,8 @@ public struct ChatterClient: Sendable {
 
     static func native(_ credential: SessionCredential) throws -> String {
         guard credential.kind == .native else {
-            throw ChatterError.server(status: 400, body: ErrorBody(error: "course_session", message: "This needs a native session; a course chatterID cannot do it."))
+            throw ChatterError.server(
+                status: 400, body: ErrorBody(error: "course_session", message: "This needs a native session; a course chatterID cannot do it."))
         }
         return credential.accessToken
     }

@@ -27,7 +27,8 @@ public enum FormValidation {
         if password.utf8.count > policy.maximumBytes { return "This password is too long to store safely; shorten it." }
         // The server's blocklist is far longer; this catches the commonest as the user types.
         if policy.blocksCommonPasswords, PasswordStrength.isCommon(password) { return "This password is too common; choose another." }
-        let folded = password.lowercased(), address = email?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let folded = password.lowercased()
+        let address = email?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         if !address.isEmpty, folded == address || folded == address.split(separator: "@").first.map(String.init) {
             return "Do not use your email address as your password."
         }

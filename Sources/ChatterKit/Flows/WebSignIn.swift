@@ -1,7 +1,8 @@
 import Foundation
 import Observation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A web view inside the app, signed in as the app is (F3): it loads the one-time link from

@@ -65,8 +65,12 @@ public struct SampleServer: HTTPTransport {
         let now = Date().timeIntervalSince1970
         return [
             SessionInfo(id: "sample-session", userAgent: "ChatterKit/\(ChatterKit.version)", createdAt: now - 86_400, lastUsedAt: now, current: true),
-            SessionInfo(id: "sample-laptop", userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0)", createdAt: now - 604_800, lastUsedAt: now - 3_600, current: false),
-            SessionInfo(id: "sample-terminal", userAgent: "chatter/\(ChatterKit.version) (terminal)", createdAt: now - 1_209_600, lastUsedAt: now - 172_800, current: false),
+            SessionInfo(
+                id: "sample-laptop", userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0)", createdAt: now - 604_800, lastUsedAt: now - 3_600,
+                current: false),
+            SessionInfo(
+                id: "sample-terminal", userAgent: "chatter/\(ChatterKit.version) (terminal)", createdAt: now - 1_209_600, lastUsedAt: now - 172_800,
+                current: false),
         ]
     }
 }

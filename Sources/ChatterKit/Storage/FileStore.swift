@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Secrets in files readable only by the user (directory 0700, files 0600): the last resort on a Linux
@@ -52,15 +53,17 @@ public struct FileStore: SecretStore {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd < 0 { throw Self.error(errno, "cannot create \(temporary)") }
         var ok = fchmod(fd, 0o600) == 0
-        ok = ok && data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let written = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written <= 0 { return false }
-                offset += written
+        ok =
+            ok
+            && data.withUnsafeBytes { bytes -> Bool in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written <= 0 { return false }
+                    offset += written
+                }
+                return true
             }
-            return true
-        }
         ok = ok && fsync(fd) == 0
         let code = errno
         close(fd)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The default transport for apps: URLSession, whose TLS trust (and, on Apple platforms, pinning through
@@ -24,7 +25,8 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let data: Data, response: URLResponse
+        let data: Data
+        let response: URLResponse
         do {
             (data, response) = try await session.data(for: urlRequest)
         } catch let error as URLError where error.code == .cancelled && !Task.isCancelled && refusesUnpinnedServers {
@@ -42,9 +44,9 @@ public struct URLSessionTransport: HTTPTransport {
     /// Whether the session's delegate pins the server's key, so that a cancelled challenge means a refused key.
     var refusesUnpinnedServers: Bool {
         #if canImport(Security)
-        return session.delegate is PinnedSessionDelegate
+            return session.delegate is PinnedSessionDelegate
         #else
-        return false
+            return false
         #endif
     }
 }

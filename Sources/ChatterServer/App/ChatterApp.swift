@@ -76,12 +76,14 @@ public enum ChatterApp {
         // Added first, so they stop last: the pool outlives every request and the store's own service.
         app.addServices(services.store.services)
         if let metrics, let bind = configuration.metricsBind.flatMap(ServerConfiguration.hostAndPort) {
-            app.addServices(metricsListener(
-                metrics, host: bind.host, port: bind.port, token: configuration.metricsToken, limits: configuration.connections, logger: logger))
+            app.addServices(
+                metricsListener(
+                    metrics, host: bind.host, port: bind.port, token: configuration.metricsToken, limits: configuration.connections, logger: logger))
         }
-        app.addServices(StoreService(
-            store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes,
-            auditRetentionDays: configuration.auditRetentionDays == 0 ? nil : configuration.auditRetentionDays, now: services.now, logger: logger))
+        app.addServices(
+            StoreService(
+                store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes,
+                auditRetentionDays: configuration.auditRetentionDays == 0 ? nil : configuration.auditRetentionDays, now: services.now, logger: logger))
         return app
     }
 }

@@ -95,7 +95,9 @@ public struct ServerSetting: Sendable {
 extension ServerConfiguration {
     /// Every setting an operator can make, in the order `--help` and the README show them.
     public static let settings: [ServerSetting] = [
-        .text("data-dir", "CHATTERD_DATA_DIR", "DIR", default: "`chatterd-data` (in the working directory)", "database, certificate and key") { $0.dataDirectory = $1 },
+        .text("data-dir", "CHATTERD_DATA_DIR", "DIR", default: "`chatterd-data` (in the working directory)", "database, certificate and key") {
+            $0.dataDirectory = $1
+        },
         .text(
             "database", "CHATTERD_DATABASE_URL", "URL", default: "`sqlite:DATA_DIR/chatterd.sqlite`",
             "`sqlite:PATH`, or `postgres://user:password@host:5432/db` (`?sslmode=disable|prefer|require`) for a database several instances share (see docs/databases.md)"
@@ -262,7 +264,8 @@ extension ServerConfiguration {
     public static var settingsHelp: String {
         settings.map { setting in
             let repeatable = if case .list = setting.kind { ", repeatable" } else { "" }
-            return "\(setting.flagSyntax)  [\(setting.variableSyntax)\(repeatable); default \(setting.defaultText.replacingOccurrences(of: "`", with: ""))]\n    "
+            return
+                "\(setting.flagSyntax)  [\(setting.variableSyntax)\(repeatable); default \(setting.defaultText.replacingOccurrences(of: "`", with: ""))]\n    "
                 + setting.help.replacingOccurrences(of: "`", with: "")
         }.joined(separator: "\n")
     }
@@ -270,11 +273,12 @@ extension ServerConfiguration {
     /// The README's configuration table.
     public static var settingsTable: String {
         let rows = settings.map { setting in
-            let (flag, variable) = switch setting.kind {
-            case .value: ("`\(setting.flagSyntax)`", "`\(setting.variable)`")
-            case .list: ("`\(setting.flagSyntax)` (repeat)", "`\(setting.variable)` (comma-separated)")
-            case .flag: ("`\(setting.flagSyntax)`", "`\(setting.variable)=1`")
-            }
+            let (flag, variable) =
+                switch setting.kind {
+                case .value: ("`\(setting.flagSyntax)`", "`\(setting.variable)`")
+                case .list: ("`\(setting.flagSyntax)` (repeat)", "`\(setting.variable)` (comma-separated)")
+                case .flag: ("`\(setting.flagSyntax)`", "`\(setting.variable)=1`")
+                }
             return [flag, variable, setting.defaultText, setting.help].map { $0.replacingOccurrences(of: "|", with: "\\|") }
                 .joined(separator: " | ")
         }

@@ -53,7 +53,8 @@ public struct AuditLog: Sendable {
             if user == nil { guard await withinRefusalBudget(client) else { return } }
         }
         do {
-            try await store.record(AuditEvent(at: now(), event: event.rawValue, userID: user, method: method?.rawValue, client: client, detail: detail, actor: actor))
+            try await store.record(
+                AuditEvent(at: now(), event: event.rawValue, userID: user, method: method?.rawValue, client: client, detail: detail, actor: actor))
         } catch {
             logger.error("audit event not recorded", metadata: ["event": "\(event.rawValue)", "error": "\(error)"])
         }

@@ -23,7 +23,8 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// What the connection is waiting for, and so which deadline applies.
     enum Wait: String {
-        case handshake = "tls_handshake", head, body, answer, idle
+        case handshake = "tls_handshake"
+        case head, body, answer, idle
     }
 
     let limits: ConnectionLimits

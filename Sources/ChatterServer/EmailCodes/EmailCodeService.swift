@@ -33,7 +33,10 @@ public struct EmailCodeService: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
 
-    public init(store: any EmailCodeRepository & RateLimitRepository, mail: any MailTransport, limits: Limits = Limits(), sender: String, now: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(
+        store: any EmailCodeRepository & RateLimitRepository, mail: any MailTransport, limits: Limits = Limits(), sender: String,
+        now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
         self.store = store
         self.mail = mail
         self.limits = limits

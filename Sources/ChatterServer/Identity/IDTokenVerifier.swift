@@ -83,12 +83,14 @@ public struct IDTokenVerifier: Sendable {
         let alg = header["alg"] as? String
         let allowed = provider.algorithms.sorted().joined(separator: ", ")
         let algorithmOK = alg.map(provider.algorithms.contains) ?? false
-        record(.algorithm, algorithmOK,
-               algorithmOK ? "\(alg!) is allowed" : "alg \(alg.map { "\"\($0)\"" } ?? "missing") is not accepted for \(provider.name) (allowed: \(allowed))")
+        record(
+            .algorithm, algorithmOK,
+            algorithmOK ? "\(alg!) is allowed" : "alg \(alg.map { "\"\($0)\"" } ?? "missing") is not accepted for \(provider.name) (allowed: \(allowed))")
 
         let forbidden = Self.forbiddenHeaders.filter { header[$0] != nil }
-        record(.header, forbidden.isEmpty,
-               forbidden.isEmpty ? "no key-selecting or critical headers" : "header carries \(forbidden.joined(separator: ", ")), which chatterd refuses")
+        record(
+            .header, forbidden.isEmpty,
+            forbidden.isEmpty ? "no key-selecting or critical headers" : "header carries \(forbidden.joined(separator: ", ")), which chatterd refuses")
 
         // Key and signature.
         var keySet: JWKSCache.KeySet?
@@ -123,8 +125,10 @@ public struct IDTokenVerifier: Sendable {
 
         // Claims.
         let issuerOK = claims.iss.map(provider.issuers.contains) ?? false
-        record(.issuer, issuerOK,
-               issuerOK ? "iss \(claims.iss!)" : "iss \(claims.iss.map { "\"\($0)\"" } ?? "missing") is not \(provider.issuers.sorted().joined(separator: " or "))")
+        record(
+            .issuer, issuerOK,
+            issuerOK ? "iss \(claims.iss!)" : "iss \(claims.iss.map { "\"\($0)\"" } ?? "missing") is not \(provider.issuers.sorted().joined(separator: " or "))"
+        )
 
         record(.audience, audienceCheck(claims, clientID: clientID).passed, audienceCheck(claims, clientID: clientID).detail)
 
@@ -140,7 +144,9 @@ public struct IDTokenVerifier: Sendable {
             record(.notBefore, false, "nbf is not a number")
         } else if let nbf = claims.nbf {
             let early = nbf - instant.timeIntervalSince1970
-            record(.notBefore, early <= leeway, early <= leeway ? "valid since nbf \(Self.whole(nbf))" : "not valid for another \(Self.whole(early)) s (nbf \(Self.whole(nbf)))")
+            record(
+                .notBefore, early <= leeway,
+                early <= leeway ? "valid since nbf \(Self.whole(nbf))" : "not valid for another \(Self.whole(early)) s (nbf \(Self.whole(nbf)))")
         } else {
             record(.notBefore, true, "no nbf")
         }
@@ -148,7 +154,9 @@ public struct IDTokenVerifier: Sendable {
             record(.issuedAt, false, "iat is not a number")
         } else if let iat = claims.iat {
             let ahead = iat - instant.timeIntervalSince1970
-            record(.issuedAt, ahead <= leeway, ahead <= leeway ? "issued at \(Self.whole(iat))" : "issued \(Self.whole(ahead)) s in the future (iat \(Self.whole(iat)))")
+            record(
+                .issuedAt, ahead <= leeway,
+                ahead <= leeway ? "issued at \(Self.whole(iat))" : "issued \(Self.whole(ahead)) s in the future (iat \(Self.whole(iat)))")
         } else {
             record(.issuedAt, false, "iat is missing")
         }

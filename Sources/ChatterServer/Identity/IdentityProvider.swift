@@ -37,7 +37,8 @@ public struct IdentityProvider: Sendable {
 
     public static func google(clientIDs: some Sequence<String>, nonce: NonceForm = .sha256) -> IdentityProvider {
         IdentityProvider(
-            name: "Google", issuers: ["accounts.google.com", "https://accounts.google.com"], canonicalIssuer: "https://accounts.google.com", algorithms: ["RS256"],
+            name: "Google", issuers: ["accounts.google.com", "https://accounts.google.com"], canonicalIssuer: "https://accounts.google.com",
+            algorithms: ["RS256"],
             audiences: Set(clientIDs), nonce: nonce)
     }
 

@@ -102,9 +102,11 @@ public actor JWKSCache {
         } catch {
             lastError = "fetching keys from \(source.description) failed: \(error)"
             ChatterMetrics.keysFetched(provider: source.description, ok: false)
-            logger.warning("JWKS fetch failed; keeping the last good keys", metadata: [
-                "source": "\(source.description)", "error": "\(error)",
-            ])
+            logger.warning(
+                "JWKS fetch failed; keeping the last good keys",
+                metadata: [
+                    "source": "\(source.description)", "error": "\(error)",
+                ])
         }
     }
 

@@ -10,7 +10,12 @@ extension TokenReport {
             "checked at: \(Int(instant.timeIntervalSince1970)) (\(instant.formatted(.iso8601)))",
         ]
         for result in results {
-            let mark = switch result.outcome { case .pass: "PASS"; case .fail: "FAIL"; case .skipped: "SKIP" }
+            let mark =
+                switch result.outcome {
+                case .pass: "PASS"
+                case .fail: "FAIL"
+                case .skipped: "SKIP"
+                }
             lines.append("\(mark)  \(result.check.name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(result.detail)")
         }
         lines.append(passed ? "token accepted" : "token rejected")

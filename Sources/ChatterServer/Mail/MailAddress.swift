@@ -23,7 +23,9 @@ struct MailAddress: Equatable {
     /// The header form: a name of plain words as it is, other ASCII names quoted, others as encoded-words.
     var header: String {
         guard let name else { return address }
-        let plain = name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || " !#$%&'*+-/=?^_`{|}~".unicodeScalars.contains($0) }
+        let plain = name.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || " !#$%&'*+-/=?^_`{|}~".unicodeScalars.contains($0)
+        }
         if plain { return "\(name) <\(address)>" }
         guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return "\(MailMessage.encodedWords(name)) <\(address)>" }
         let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")

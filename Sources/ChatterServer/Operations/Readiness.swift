@@ -34,7 +34,8 @@ struct Readiness: Sendable {
     /// `logger` gets what went wrong in detail; the answer, which anyone may read, names the check alone.
     func check(logger: Logger? = nil) async -> Report {
         var problems: [String] = []
-        var database = Outcome.ok, migrations = Outcome.ok
+        var database = Outcome.ok
+        var migrations = Outcome.ok
         do {
             let version = try await store.schemaVersion()
             if version.applied != version.known {

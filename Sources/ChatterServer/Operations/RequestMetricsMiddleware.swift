@@ -41,7 +41,8 @@ enum RequestMetrics {
             ]
             return (
                 count: Counter(label: "http_requests_total", dimensions: dimensions),
-                time: Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds))
+                time: Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
+            )
         }
         metrics.count.increment()
         metrics.time.recordInterval(since: started)

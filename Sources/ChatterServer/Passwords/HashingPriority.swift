@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Hashing threads run under Linux's SCHED_IDLE policy (nice 19 where that is refused): bcrypt then uses
 /// every core the server is not using, and a request waking up preempts it instead of waiting for a
@@ -14,13 +15,13 @@ enum HashingPriority {
 
     static func lowerCurrentThread() {
         #if os(Linux)
-        guard lowered.currentValue == nil else { return }
-        // On Linux scheduling policy and nice value belong to the thread; 0 names the calling thread.
-        var param = sched_param(sched_priority: 0)
-        if sched_setscheduler(0, schedIdle, &param) != 0 {
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        }
-        lowered.currentValue = Marker()
+            guard lowered.currentValue == nil else { return }
+            // On Linux scheduling policy and nice value belong to the thread; 0 names the calling thread.
+            var param = sched_param(sched_priority: 0)
+            if sched_setscheduler(0, schedIdle, &param) != 0 {
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+            }
+            lowered.currentValue = Marker()
         #endif
     }
 }

@@ -133,13 +133,18 @@ public final class PasswordHasher: Sendable {
         var held: [String: Int] = [:]
 
         /// `start` carries the job as admitted (an account past its share no longer holds a place).
-        enum Decision { case start(Job, depth: Int), wait(depth: Int), refuse }
+        enum Decision {
+            case start(Job, depth: Int)
+            case wait(depth: Int)
+            case refuse
+        }
 
         var waiting: (recognised: Int, strangers: Int) { (recognised.count - recognisedHead, strangers.count - strangersHead) }
         var depth: Int { running + waiting.recognised + waiting.strangers }
 
         mutating func admit(_ job: Job, _ lane: Lane, slots: Int, limits: (recognised: Int, strangers: Int)) -> Decision {
-            var job = job, lane = lane
+            var job = job
+            var lane = lane
             if let owner = job.owner {
                 // Past its share, an account's work waits as a stranger's.
                 if held[owner, default: 0] >= PasswordHasher.perOwner {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Secret bytes from the system CSPRNG in one call: a read of /dev/urandom (kept open) on Linux,
@@ -11,28 +11,28 @@ enum SecureRandom {
     static func bytes(_ count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             #if canImport(Darwin)
-            arc4random_buf(buffer.baseAddress, count)
+                arc4random_buf(buffer.baseAddress, count)
             #else
-            var filled = 0
-            while filled < count {
-                let read = Glibc.read(urandom, buffer.baseAddress! + filled, count - filled)
-                guard read > 0 else {
-                    if read < 0 && errno == EINTR { continue }
-                    // As the standard library's own generator does: no secret may come from anywhere else.
-                    fatalError("reading /dev/urandom failed: errno \(errno)")
+                var filled = 0
+                while filled < count {
+                    let read = Glibc.read(urandom, buffer.baseAddress! + filled, count - filled)
+                    guard read > 0 else {
+                        if read < 0 && errno == EINTR { continue }
+                        // As the standard library's own generator does: no secret may come from anywhere else.
+                        fatalError("reading /dev/urandom failed: errno \(errno)")
+                    }
+                    filled += read
                 }
-                filled += read
-            }
             #endif
             initialized = count
         }
     }
 
     #if !canImport(Darwin)
-    private static let urandom: Int32 = {
-        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { fatalError("cannot open /dev/urandom: errno \(errno)") }
-        return fd
-    }()
+        private static let urandom: Int32 = {
+            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { fatalError("cannot open /dev/urandom: errno \(errno)") }
+            return fd
+        }()
     #endif
 }

@@ -74,9 +74,10 @@ public struct SessionService: Sendable {
     public func startUnrefreshable(user: User, method: SignInMethod, lifetime: Double, client: ClientInfo) async throws -> SessionToken {
         let access = SessionToken.generate(signedWith: tokenKey)
         let created = now()
-        try await store.createSession(NewSession(
-            userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
-            refreshHash: nil, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetime), client: client))
+        try await store.createSession(
+            NewSession(
+                userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
+                refreshHash: nil, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetime), client: client))
         return access
     }
 
@@ -125,7 +126,9 @@ public struct SessionService: Sendable {
     /// that the same token retried within the grace window gets the same pair back — and only its holder can.
     /// `profile` builds the answer's profile; it is given the account when the rotation read it already.
     public func refresh(_ refreshToken: String, profile: @Sendable (User, AccountSummary?) async throws -> UserProfile) async throws -> RefreshResult {
-        let instant = now(), key = tokenKey, presentedHash = SessionToken.hash(refreshToken)
+        let instant = now()
+        let key = tokenKey
+        let presentedHash = SessionToken.hash(refreshToken)
         let sessionID: UUID?
         if let named = key.session(namedBy: refreshToken, as: .refresh) {
             sessionID = named
@@ -142,7 +145,8 @@ public struct SessionService: Sendable {
         let token = { (kind: SessionTokenKind) in
             sessionID.map { SessionToken.generate(naming: $0, as: kind, signedWith: key) } ?? SessionToken.generate(signedWith: key)
         }
-        let access = token(.access), next = token(.refresh)
+        let access = token(.access)
+        let next = token(.refresh)
         let pair = RetryPair(accessToken: access.secret, refreshToken: next.secret)
         let rotation = Rotation(
             presentedHash: presentedHash, sessionID: sessionID, newAccessHash: access.hash, newRefreshHash: next.hash,
@@ -163,7 +167,8 @@ public struct SessionService: Sendable {
         }
     }
 
-    private func response(_ pair: RetryPair, _ id: UUID, _ profile: UserProfile, _ accessExpiresAt: Date, _ absolute: Date, _ instant: Date) -> SessionResponse {
+    private func response(_ pair: RetryPair, _ id: UUID, _ profile: UserProfile, _ accessExpiresAt: Date, _ absolute: Date, _ instant: Date) -> SessionResponse
+    {
         SessionResponse(
             accessToken: pair.accessToken, refreshToken: pair.refreshToken,
             expiresIn: max(0, Int(accessExpiresAt.timeIntervalSince(instant))),

@@ -44,7 +44,8 @@ public struct SessionToken: Sendable {
 /// What a native session's token is for. Its tag covers it, so a token of one kind presented as the other
 /// names no session: an access token sent to `/v1/auth/refresh` is an unknown refresh token, not reuse.
 public enum SessionTokenKind: UInt8, Sendable {
-    case access = 1, refresh = 2
+    case access = 1
+    case refresh = 2
 }
 
 /// The key session tokens are tagged with, kept in the database so every instance shares it. A presented

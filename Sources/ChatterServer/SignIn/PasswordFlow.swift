@@ -70,7 +70,8 @@ struct PasswordFlow: Sendable {
     /// Signed in; revokes the user's other sessions and device tokens. Attempts are throttled like sign-ins
     /// (counted before hashing), and a wrong current password is audited.
     func change(_ session: AuthenticatedSession, current: String, new: String, client: ClientInfo) async throws {
-        let user = session.user.id, owner = "user:\(user.uuidString)"
+        let user = session.user.id
+        let owner = "user:\(user.uuidString)"
         let email = try await store.identities(of: user).first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject
         try check(new, email: email)
         let admission = try await throttle.admit(account: owner, networks: client.limitKeys, device: nil)

@@ -27,8 +27,9 @@ struct ProviderSignIn: Sendable {
         do { identity = try await apple.verify(identityToken, nonce: .raw(rawNonce)) } catch {
             throw await refused(error, .apple, client: client)
         }
-        if let name, [name.givenName, name.familyName, name.middleName, name.nickname, name.namePrefix, name.nameSuffix]
-            .contains(where: { ($0 ?? "").count > Limits.nameCharacters })
+        if let name,
+            [name.givenName, name.familyName, name.middleName, name.nickname, name.namePrefix, name.nameSuffix]
+                .contains(where: { ($0 ?? "").count > Limits.nameCharacters })
         {
             throw InvalidInput.namePartTooLong(limit: Limits.nameCharacters)
         }

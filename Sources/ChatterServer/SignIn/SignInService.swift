@@ -31,7 +31,9 @@ struct SignInService: Sendable {
 
     /// A native session (access and refresh token) for `user`. `deviceFor`: the address this sign-in proved,
     /// for which the device gets a device token (`presenting` its current one keeps it).
-    func native(_ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting token: String? = nil) async throws -> SessionResponse {
+    func native(_ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting token: String? = nil) async throws
+        -> SessionResponse
+    {
         var response = try await audit.signIn(user: user.id, method: method, client: client) {
             try await sessions.start(user: user, method: method, client: client, profile: try await profiles.profile(user))
         }

@@ -112,7 +112,8 @@ final class SessionCache: Sendable {
             found = hit
         } else {
             ChatterMetrics.sessionCache(hit: false)
-            let generation = self.generation, started = ContinuousClock.now
+            let generation = self.generation
+            let started = ContinuousClock.now
             guard let entry = try await ChatterMetrics.database("session_lookup", { try await read(accessHash) }) else { return .unknown }
             insert(entry, for: accessHash, generation: generation, readAt: started)
             found = entry

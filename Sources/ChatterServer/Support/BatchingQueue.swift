@@ -32,7 +32,7 @@ actor BatchingQueue<Item: Sendable> {
             do {
                 try await write(batch.map(\.0))
                 for (_, continuation) in batch { continuation.resume() }
-            } catch where batch.count > 1 {
+            } catch  where batch.count > 1 {
                 for (item, continuation) in batch {
                     do {
                         try await write([item])

@@ -13,7 +13,8 @@ enum DisplayText {
 
     static func clean(_ raw: String) -> String {
         var out = String.UnicodeScalarView()
-        var space = false, marks = 0
+        var space = false
+        var marks = 0
         for scalar in raw.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .control, .lineSeparator, .paragraphSeparator, .spaceSeparator:

@@ -85,7 +85,8 @@ extension UUID {
     static func timeOrdered(at time: Date) -> UUID {
         let milliseconds = UInt64(max(0, time.timeIntervalSince1970 * 1000))
         var random = SystemRandomNumberGenerator()
-        let high = random.next() as UInt64, low = random.next() as UInt64
+        let high = random.next() as UInt64
+        let low = random.next() as UInt64
         var bytes = [UInt8](repeating: 0, count: 16)
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
         for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 11 ? high : low) >> (8 * (index % 8))) }

@@ -4,9 +4,9 @@ import SwiftASN1
 import X509
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The self-signed certificate chatterd makes for development, like the course's `chatterd.crt`: clients
@@ -53,10 +53,11 @@ public enum DevelopmentCertificate {
             OrganizationName("Chatter development")
             CommonName(names.first ?? "localhost")
         }
-        let sans = SubjectAlternativeNames(names.map { name in
-            if let bytes = ipAddressBytes(name) { return .ipAddress(ASN1OctetString(contentBytes: bytes[...])) }
-            return .dnsName(name)
-        })
+        let sans = SubjectAlternativeNames(
+            names.map { name in
+                if let bytes = ipAddressBytes(name) { return .ipAddress(ASN1OctetString(contentBytes: bytes[...])) }
+                return .dnsName(name)
+            })
         // A CA flag lets the one file be installed as a trusted root on a simulator or device.
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))

@@ -108,7 +108,10 @@ final class Timeline: Sendable {
         // The shared read answers nil only for a key its fetch left out, which this one never does.
         let read: TimelineStamp? = store.timelineStampIsInMemory ? try await store.timelineStamp() : try await stamps.value(for: 0)
         guard let stamp = read else { return }
-        if lastStamp.withLock({ last in defer { last = stamp }; return last != stamp }) {
+        if lastStamp.withLock({ last in
+            defer { last = stamp }
+            return last != stamp
+        }) {
             course.invalidate()
             newestPage.invalidate()
         }

@@ -19,7 +19,10 @@ struct AccountPages {
     }
 
     struct Page: PageContent {
-        struct Item { let id, device, createdISO, createdUTC, usedISO, usedUTC: String; let current: Bool }
+        struct Item {
+            let id, device, createdISO, createdUTC, usedISO, usedUTC: String
+            let current: Bool
+        }
         let frame: PageFrame
         let name: String
         let email: String?
@@ -94,7 +97,9 @@ struct AccountPages {
 
     func confirmDeletion(_ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
-        return pages.render("delete", DeletePage(
+        return pages.render(
+            "delete",
+            DeletePage(
                 frame: pages.frame("Delete your account", visitor), name: session.user.displayName,
                 csrf: FormAction.deleteAccount.csrfToken(forBrowser: visitor.browserID)), visitor: visitor)
     }

@@ -46,7 +46,10 @@ struct AdminPages {
     }
 
     struct ListPage: PageContent {
-        struct Row { let id, name, email, createdISO, createdUTC: String; let admin, disabled: Bool }
+        struct Row {
+            let id, name, email, createdISO, createdUTC: String
+            let admin, disabled: Bool
+        }
         let frame: PageFrame
         let query: String
         let rows: [Row]
@@ -68,7 +71,10 @@ struct AdminPages {
     }
 
     struct UserPage: PageContent {
-        struct IdentityRow { let issuer, subject, email: String; let verified: Bool }
+        struct IdentityRow {
+            let issuer, subject, email: String
+            let verified: Bool
+        }
         struct SessionRow { let sessionID, device, ip, createdISO, createdUTC, usedISO, usedUTC: String }
         let frame: PageFrame
         let userID, name, createdISO, createdUTC: String
@@ -165,7 +171,8 @@ struct AdminPages {
         let id = try target(context, notSelf: session)
         let account: AccountRecord
         do { account = try await admin.account(id: id) } catch is AdminService.Failure { throw Self.noSuchAccount }
-        let name = account.user.displayName, heading = kind.heading(account.user.displayName)
+        let name = account.user.displayName
+        let heading = kind.heading(account.user.displayName)
         let page = ConfirmPage(
             frame: pages.frame(heading, visitor), id: id.uuidString, name: name, heading: heading, consequence: kind.consequence,
             button: kind.button, path: kind.path, csrf: kind.action.csrfToken(forBrowser: visitor.browserID))
@@ -179,8 +186,14 @@ struct AdminPages {
     }
 
     struct AuditPage: PageContent {
-        struct Row { let atISO, atUTC, event, user, method, ip, detail, actor: String; let userLink: Bool }
-        struct Kind { let name: String; let selected: Bool }
+        struct Row {
+            let atISO, atUTC, event, user, method, ip, detail, actor: String
+            let userLink: Bool
+        }
+        struct Kind {
+            let name: String
+            let selected: Bool
+        }
         let frame: PageFrame
         let user, since, until: String
         let kinds: [Kind]
@@ -192,8 +205,10 @@ struct AdminPages {
     func audit(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, _) = try await signedInOperator(context) else { return Self.signInFirst }
         let query = request.uri.queryParameters
-        let user = String((query.get("user") ?? "").prefix(200)), kind = query.get("kind") ?? ""
-        let since = String((query.get("since") ?? "").prefix(40)), until = String((query.get("until") ?? "").prefix(40))
+        let user = String((query.get("user") ?? "").prefix(200))
+        let kind = query.get("kind") ?? ""
+        let since = String((query.get("since") ?? "").prefix(40))
+        let until = String((query.get("until") ?? "").prefix(40))
         var filter = AuditFilter(limit: 200)
         var problems: [String] = []
         if !user.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -203,7 +218,10 @@ struct AdminPages {
         }
         if let event = AuditLog.Event(rawValue: kind) { filter.events = [event.rawValue] } else if !kind.isEmpty { problems.append("no such kind") }
         for (name, text, bound) in [("since", since, \AuditFilter.since), ("until", until, \AuditFilter.until)] where !text.isEmpty {
-            guard let date = AuditTime.parse(text) else { problems.append("\(name) is not a date"); continue }
+            guard let date = AuditTime.parse(text) else {
+                problems.append("\(name) is not a date")
+                continue
+            }
             filter[keyPath: bound] = date
         }
         let events = problems.isEmpty ? try await admin.auditEvents(filter) : []
@@ -223,7 +241,9 @@ struct AdminPages {
 
 /// What the admin pages confirm after a change.
 enum AdminNotice: String {
-    case sessionEnded = "session-ended", sessionsEnded = "sessions-ended", disabled, enabled, deleted
+    case sessionEnded = "session-ended"
+    case sessionsEnded = "sessions-ended"
+    case disabled, enabled, deleted
 
     var text: String {
         switch self {

@@ -62,7 +62,8 @@ struct AuthPages {
 
         var cookie: String {
             let json = (try? JSONEncoder().encode(self)) ?? Data()
-            return WebCookie.make(WebVisitor.pendingCookieName, Base64.encodeToString(bytes: json, options: [.base64UrlAlphabet, .omitPaddingCharacter]), maxAge: 600)
+            return WebCookie.make(
+                WebVisitor.pendingCookieName, Base64.encodeToString(bytes: json, options: [.base64UrlAlphabet, .omitPaddingCharacter]), maxAge: 600)
         }
 
         init(email: String, purpose: Purpose, sentAt: Double, next: String?) {
@@ -117,7 +118,8 @@ struct AuthPages {
     }
 
     func startPage(_ request: Request, _ purpose: Purpose, visitor: WebVisitor, email: String = "", error: APIError? = nil) async throws -> Response {
-        let explanation = purpose == .signup
+        let explanation =
+            purpose == .signup
             ? "Enter your email. We send a code to prove it is yours; then you choose a password."
             : "Enter your account's email. We send a code to prove it is yours; then you choose a new password."
         let page = StartPage(
@@ -142,7 +144,8 @@ struct AuthPages {
 
     func codePage(_ request: Request, visitor: WebVisitor, error: APIError? = nil) async throws -> Response {
         guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
-        let elapsed = now().timeIntervalSince1970 - pending.sentAt, cooldown = emailCodes.codes.limits.cooldown
+        let elapsed = now().timeIntervalSince1970 - pending.sentAt
+        let cooldown = emailCodes.codes.limits.cooldown
         let wait = max(0, min(Int(cooldown), Int((cooldown - elapsed).rounded(.up))))
         let page = CodePage(
             frame: pages.frame(pending.purpose.heading, visitor, error: error?.body.message), heading: pending.purpose.heading,

@@ -60,7 +60,10 @@ struct TimelinePages {
 
 /// What a redirect can ask a page to say: a closed set, so a link cannot put words on the page.
 enum Notice: String {
-    case signedOut = "signed-out", signedOutEverywhere = "signed-out-everywhere", revoked, deleted, alreadySignedIn = "signed-in"
+    case signedOut = "signed-out"
+    case signedOutEverywhere = "signed-out-everywhere"
+    case revoked, deleted
+    case alreadySignedIn = "signed-in"
 
     var text: String {
         switch self {

@@ -66,7 +66,9 @@ struct WebPages: Sendable {
     /// `page` rendered through `template`, with the security headers and any cookies `visitor` needs set.
     func render(_ template: String, _ page: some PageContent, status: HTTPResponse.Status = .ok, visitor: WebVisitor?, google: Bool = false) -> Response {
         guard let html = library.render(page, withTemplate: template) else {
-            return Response(status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "chatterd: the page template is missing")))
+            return Response(
+                status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "chatterd: the page template is missing")))
         }
         var response = Response(status: status, headers: google ? googleHeaders : plainHeaders, body: .init(byteBuffer: ByteBuffer(string: html)))
         if let visitor, visitor.isNewBrowser { response.headers.append(HTTPField(name: .setCookie, value: visitor.browserCookie)) }

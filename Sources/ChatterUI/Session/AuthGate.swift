@@ -1,58 +1,58 @@
 #if canImport(SwiftUI)
-import ChatterKit
-import SwiftUI
+    import ChatterKit
+    import SwiftUI
 
-/// The root of a signed-in app (F5): nothing until storage has been read, then the sign-in screen or the
-/// app's content by the auth state, with a notice when a session ended without the user asking. It
-/// follows `AuthState` for as long as it is shown.
-public struct AuthGate<SignIn: View, Content: View>: View {
-    let auth: AuthState
-    let signIn: () -> SignIn
-    let content: (AuthSession) -> Content
+    /// The root of a signed-in app (F5): nothing until storage has been read, then the sign-in screen or the
+    /// app's content by the auth state, with a notice when a session ended without the user asking. It
+    /// follows `AuthState` for as long as it is shown.
+    public struct AuthGate<SignIn: View, Content: View>: View {
+        let auth: AuthState
+        let signIn: () -> SignIn
+        let content: (AuthSession) -> Content
 
-    /// Shows `signIn` while signed out or expired, and `content` with the session while signed in.
-    public init(auth: AuthState, @ViewBuilder signIn: @escaping () -> SignIn, @ViewBuilder content: @escaping (AuthSession) -> Content) {
-        self.auth = auth
-        self.signIn = signIn
-        self.content = content
+        /// Shows `signIn` while signed out or expired, and `content` with the session while signed in.
+        public init(auth: AuthState, @ViewBuilder signIn: @escaping () -> SignIn, @ViewBuilder content: @escaping (AuthSession) -> Content) {
+            self.auth = auth
+            self.signIn = signIn
+            self.content = content
+        }
+
+        public var body: some View {
+            Group {
+                switch auth.phase {
+                case .starting:
+                    ProgressView()
+                case .signedIn(let session):
+                    content(session)
+                case .signedOut, .expired:
+                    signIn()
+                case .storageUnavailable:
+                    Label("Unlock this device to continue.", systemImage: "lock")
+                }
+            }
+            .safeAreaInset(edge: .top, spacing: 0) {
+                if let notice = auth.notice {
+                    Text(notice)
+                        .font(.footnote)
+                        .padding(8)
+                        .frame(maxWidth: .infinity)
+                        .background(.thinMaterial)
+                }
+            }
+            .task { [auth] in await auth.run() }
+        }
     }
 
-    public var body: some View {
-        Group {
-            switch auth.phase {
-            case .starting:
-                ProgressView()
-            case .signedIn(let session):
-                content(session)
-            case .signedOut, .expired:
-                signIn()
-            case .storageUnavailable:
-                Label("Unlock this device to continue.", systemImage: "lock")
+    #if DEBUG
+        struct AuthGate_Previews: PreviewProvider {
+            static var previews: some View {
+                let client = ChatterClient.sample()
+                AuthGate(auth: AuthState(sessions: client.sessions)) {
+                    Text("Sign in")
+                } content: { session in
+                    Text("Signed in as \(session.username)")
+                }
             }
         }
-        .safeAreaInset(edge: .top, spacing: 0) {
-            if let notice = auth.notice {
-                Text(notice)
-                    .font(.footnote)
-                    .padding(8)
-                    .frame(maxWidth: .infinity)
-                    .background(.thinMaterial)
-            }
-        }
-        .task { [auth] in await auth.run() }
-    }
-}
-
-#if DEBUG
-struct AuthGate_Previews: PreviewProvider {
-    static var previews: some View {
-        let client = ChatterClient.sample()
-        AuthGate(auth: AuthState(sessions: client.sessions)) {
-            Text("Sign in")
-        } content: { session in
-            Text("Signed in as \(session.username)")
-        }
-    }
-}
-#endif
+    #endif
 #endif

@@ -19,9 +19,11 @@ struct Chatts: AsyncParsableCommand {
             let me = await context.client.sessions.status()
             let lines = try await withSpinner("Reading chatts…") { try await timeline(context, me) }
             if context.settings.json {
-                context.console.write(jsonText(lines.map { line -> [String: Any] in
-                    ["name": line.name, "message": line.message, "time": line.time.map { $0.formatted(.iso8601) } ?? "", "mine": line.mine]
-                }))
+                context.console.write(
+                    jsonText(
+                        lines.map { line -> [String: Any] in
+                            ["name": line.name, "message": line.message, "time": line.time.map { $0.formatted(.iso8601) } ?? "", "mine": line.mine]
+                        }))
                 return
             }
             if lines.isEmpty { context.console.write("No chatts yet.") }
@@ -51,7 +53,9 @@ struct Chatts: AsyncParsableCommand {
             }
         } catch ChatterError.server(404, _) {
             return try await context.client.courseChatts().map { row in
-                Line(name: row.name, message: row.message, time: try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(row.time), mine: Self.isMine(userID: nil, name: row.name, session))
+                Line(
+                    name: row.name, message: row.message, time: try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(row.time),
+                    mine: Self.isMine(userID: nil, name: row.name, session))
             }
         }
     }

@@ -18,9 +18,11 @@ struct Sessions: AsyncParsableCommand {
             }
             let list = try await withSpinner("Reading sessions…") { try await context.client.activeSessions() }
             if context.settings.json {
-                context.console.write(jsonText(list.map {
-                    ["id": $0.id, "userAgent": $0.userAgent ?? "", "createdAt": $0.createdAt, "lastUsedAt": $0.lastUsedAt, "current": $0.current]
-                }))
+                context.console.write(
+                    jsonText(
+                        list.map {
+                            ["id": $0.id, "userAgent": $0.userAgent ?? "", "createdAt": $0.createdAt, "lastUsedAt": $0.lastUsedAt, "current": $0.current]
+                        }))
                 return
             }
             for session in list {

@@ -40,11 +40,13 @@ struct AdminOptions: ParsableArguments {
         if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("there is no database at \(path): give the --data-dir or --database chatterd serves with")
         }
-        let logger = Logger(label: "chatterd.admin", factory: { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .warning
-            return handler
-        })
+        let logger = Logger(
+            label: "chatterd.admin",
+            factory: { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .warning
+                return handler
+            })
         let store = try await location.open(logger: logger)
         do {
             return try await store.whileRunning(logger: logger) { try await body(AdminService(store: store, logger: logger)) }

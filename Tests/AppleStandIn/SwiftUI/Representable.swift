@@ -1,24 +1,24 @@
 #if canImport(UIKit)
-import UIKit
+    import UIKit
 
-@MainActor @preconcurrency public protocol UIViewRepresentable: View where Self.Body == Never {
-    associatedtype UIViewType: UIView
-    associatedtype Coordinator = Void
-    typealias Context = UIViewRepresentableContext<Self>
-    @MainActor func makeUIView(context: Self.Context) -> Self.UIViewType
-    @MainActor func updateUIView(_ uiView: Self.UIViewType, context: Self.Context)
-    @MainActor func makeCoordinator() -> Self.Coordinator
-}
+    @MainActor @preconcurrency public protocol UIViewRepresentable: View where Self.Body == Never {
+        associatedtype UIViewType: UIView
+        associatedtype Coordinator = Void
+        typealias Context = UIViewRepresentableContext<Self>
+        @MainActor func makeUIView(context: Self.Context) -> Self.UIViewType
+        @MainActor func updateUIView(_ uiView: Self.UIViewType, context: Self.Context)
+        @MainActor func makeCoordinator() -> Self.Coordinator
+    }
 
-extension UIViewRepresentable where Self.Coordinator == Void {
-    public func makeCoordinator() -> Void {}
-}
+    extension UIViewRepresentable where Self.Coordinator == Void {
+        public func makeCoordinator() {}
+    }
 
-extension UIViewRepresentable {
-    public var body: Never { fatalError() }
-}
+    extension UIViewRepresentable {
+        public var body: Never { fatalError() }
+    }
 
-@MainActor public struct UIViewRepresentableContext<Representable: UIViewRepresentable> {
-    public let coordinator: Representable.Coordinator
-}
+    @MainActor public struct UIViewRepresentableContext<Representable: UIViewRepresentable> {
+        public let coordinator: Representable.Coordinator
+    }
 #endif

@@ -91,7 +91,6 @@ extension LabelStyle where Self == TitleOnlyLabelStyle {
     public static var titleOnly: TitleOnlyLabelStyle { TitleOnlyLabelStyle() }
 }
 
-
 public struct Edge {
     public struct Set: OptionSet, Sendable {
         public let rawValue: Int8

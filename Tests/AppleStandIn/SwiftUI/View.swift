@@ -1,8 +1,9 @@
 @_exported import Foundation
-#if canImport(FoundationNetworking)
-@_exported import FoundationNetworking
-#endif
 @_exported import Observation
+
+#if canImport(FoundationNetworking)
+    @_exported import FoundationNetworking
+#endif
 
 @MainActor @preconcurrency public protocol View {
     associatedtype Body: View

@@ -1,8 +1,9 @@
 @_exported import Foundation
-#if canImport(FoundationNetworking)
-@_exported import FoundationNetworking
-#endif
 import UIKit
+
+#if canImport(FoundationNetworking)
+    @_exported import FoundationNetworking
+#endif
 
 @MainActor open class WKWebViewConfiguration: NSObject {
     public override init() { super.init() }

@@ -167,7 +167,8 @@ import Testing
     @Test func sessionsListsAndRevokes() async throws {
         try await LiveServer.run { server in
             try await withTemporaryDirectory { root in
-                let laptop = CLI(server: server, home: root + "/laptop"), desktop = CLI(server: server, home: root + "/desktop")
+                let laptop = CLI(server: server, home: root + "/laptop")
+                let desktop = CLI(server: server, home: root + "/desktop")
                 #expect(await laptop.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server)).exitCode == 0)
                 #expect(await desktop.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server)).exitCode == 0)
 
@@ -191,7 +192,8 @@ import Testing
     @Test func logoutHereAndEverywhere() async throws {
         try await LiveServer.run { server in
             try await withTemporaryDirectory { root in
-                let laptop = CLI(server: server, home: root + "/laptop"), desktop = CLI(server: server, home: root + "/desktop")
+                let laptop = CLI(server: server, home: root + "/laptop")
+                let desktop = CLI(server: server, home: root + "/desktop")
                 for cli in [laptop, desktop] {
                     #expect(await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server)).exitCode == 0)
                 }
@@ -263,7 +265,8 @@ import Testing
         try await LiveServer.run(tls: true) { server in
             try await withTemporaryDirectory { home in
                 let cli = CLI(server: server, home: home)
-                let certificate = try #require(server.certificatePath), pin = try #require(server.pin)
+                let certificate = try #require(server.certificatePath)
+                let pin = try #require(server.pin)
 
                 let untrusted = await cli.run(["chatts"])
                 #expect(untrusted.exitCode == 4, "a self-signed certificate is not trusted by default")

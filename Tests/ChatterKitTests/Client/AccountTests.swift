@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 @testable import ChatterKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Account operations through the SDK against chatterd: web-view handoff, password reset and change,
 /// account deletion.
@@ -33,14 +34,16 @@ import FoundationNetworking
 
     @Test func forgottenPasswordIsResetWithAnEmailedCodeAndEndsOtherSessions() async throws {
         try await LiveServer.run { server in
-            let laptop = server.client(), phone = server.client()
+            let laptop = server.client()
+            let phone = server.client()
             _ = try await laptop.requestEmailCode(email: "ada@example.com")
             try await laptop.signUp(email: "ada@example.com", code: try #require(server.mail.lastCode(to: "ada@example.com")), password: "first passphrase")
             try await phone.signIn(email: "ada@example.com", password: "first passphrase")
 
             server.clock.advance(by: 61)
             _ = try await phone.requestEmailCode(email: "ada@example.com")
-            try await phone.resetPassword(email: "ada@example.com", code: try #require(server.mail.lastCode(to: "ada@example.com")), newPassword: "second passphrase")
+            try await phone.resetPassword(
+                email: "ada@example.com", code: try #require(server.mail.lastCode(to: "ada@example.com")), newPassword: "second passphrase")
             await #expect(throws: ChatterError.signedOut(.revoked)) { try await laptop.me() }
             #expect(try await phone.me().email == "ada@example.com")
             await #expect(throws: ChatterError.self) { try await server.client().signIn(email: "ada@example.com", password: "first passphrase") }
@@ -63,7 +66,8 @@ import FoundationNetworking
     @Test func deletingTheAccountSignsOutEverywhere() async throws {
         try await LiveServer.run { server in
             let store = MemoryStore()
-            let client = server.client(store: store), other = server.client()
+            let client = server.client(store: store)
+            let other = server.client()
             try await client.signInByEmail(on: server)
             try await other.signInByEmail(on: server)
             let events = EventLog(await client.sessions.events())

@@ -11,7 +11,8 @@ import Testing
         #expect(AppleNonce(raw: "").hashed == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let long = String(repeating: "a", count: 1_000)
         #expect(AppleNonce(raw: long).hashed == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
-        let first = AppleNonce.generate(), second = AppleNonce.generate()
+        let first = AppleNonce.generate()
+        let second = AppleNonce.generate()
         #expect(first.raw.count == 32 && first.raw != second.raw)
     }
 

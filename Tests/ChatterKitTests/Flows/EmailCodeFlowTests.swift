@@ -18,7 +18,10 @@ import Testing
             await MainActor.run { flow.code = "code: " + code + "99" }
             #expect(await flow.code == code, "only six digits are kept")
             await flow.verify()
-            guard case .signedIn(let session) = await flow.step else { Issue.record("step \(await flow.step)"); return }
+            guard case .signedIn(let session) = await flow.step else {
+                Issue.record("step \(await flow.step)")
+                return
+            }
             #expect(session.user?.email == "grace@example.com")
         }
     }

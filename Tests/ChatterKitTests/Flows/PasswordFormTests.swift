@@ -50,7 +50,9 @@ import Testing
             #expect(await form.strength == .strong)
             #expect(await form.submit())
             #expect(await form.password.isEmpty, "the password is not kept once used")
-            #expect(store.keys == [StoreKey.session, StoreKey.email, StoreKey.device("ada@example.com")], "session, email and device token stored, never the password")
+            #expect(
+                store.keys == [StoreKey.session, StoreKey.email, StoreKey.device("ada@example.com")],
+                "session, email and device token stored, never the password")
             for key in store.keys { #expect(try await store.read(key).map { String(decoding: $0, as: UTF8.self).contains("battery") } == false) }
 
             let laptop = await PasswordForm(client: server.client(store: store))
@@ -85,8 +87,16 @@ import Testing
     @MainActor @Test func aUIObservingTheFormHearsAboutTyping() {
         let form = PasswordForm(client: ChatterClient(api: ChatterAPI(baseURL: URL(string: "http://127.0.0.1:9")!), store: MemoryStore()))
         let changed = Mutex(0)
-        withObservationTracking { _ = form.emailMessage } onChange: { changed.withLock { $0 += 1 } }
-        withObservationTracking { _ = form.isPasswordVisible } onChange: { changed.withLock { $0 += 1 } }
+        withObservationTracking {
+            _ = form.emailMessage
+        } onChange: {
+            changed.withLock { $0 += 1 }
+        }
+        withObservationTracking {
+            _ = form.isPasswordVisible
+        } onChange: {
+            changed.withLock { $0 += 1 }
+        }
         form.email = "a"
         form.togglePasswordVisibility()
         #expect(changed.withLock { $0 } == 2)

@@ -21,7 +21,8 @@ import Testing
     @Test func signingOutEverywhereEndsTheOtherDevicesToo() async throws {
         try await LiveServer.run { server in
             let store = MemoryStore()
-            let client = server.client(store: store), other = server.client()
+            let client = server.client(store: store)
+            let other = server.client()
             try await client.signInByEmail(on: server)
             server.clock.advance(by: 61)
             try await other.signInByEmail(on: server)
@@ -67,7 +68,8 @@ import Testing
 
     @Test func aSessionTheServerEndedFinishesTheScreen() async throws {
         try await LiveServer.run { server in
-            let client = server.client(), other = server.client()
+            let client = server.client()
+            let other = server.client()
             try await client.signInByEmail(on: server)
             server.clock.advance(by: 61)
             try await other.signInByEmail(on: server)

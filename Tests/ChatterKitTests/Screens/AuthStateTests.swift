@@ -7,7 +7,8 @@ import Testing
 @Suite struct AuthStateTests {
     @Test func followsSignInAndARevocationByTheServer() async throws {
         try await LiveServer.run { server in
-            let client = server.client(), other = server.client()
+            let client = server.client()
+            let other = server.client()
             let auth = await AuthState(sessions: client.sessions)
             #expect(await auth.phase == .starting)
             let following = Task { await auth.run() }

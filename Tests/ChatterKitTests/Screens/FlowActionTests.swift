@@ -80,7 +80,8 @@ import Testing
         _ = flow.startRequest()
         #expect(await flow.complete(.success(AppleCredential(identityToken: nil, fullName: nil, email: nil)), isCancellation: { _ in false }) == false)
         #expect(flow.errorMessage == "Apple did not return an identity token. Try again.")
-        #expect(await flow.complete(.success(AppleCredential(identityToken: Data("t".utf8), fullName: nil, email: nil)), isCancellation: { _ in false }) == false)
+        #expect(
+            await flow.complete(.success(AppleCredential(identityToken: Data("t".utf8), fullName: nil, email: nil)), isCancellation: { _ in false }) == false)
         #expect(flow.errorMessage == "Start the request first.", "every attempt needs its own nonce")
         #expect(NameParts(PersonNameComponents()) == nil && NameParts(nil) == nil, "later sign-ins carry no name")
     }

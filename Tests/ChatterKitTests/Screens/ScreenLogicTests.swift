@@ -1,11 +1,12 @@
 import ChatterTestSupport
 import Foundation
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 @testable import ChatterKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// What ChatterUI's views show and do, decided here, where Linux can test it.
 @Suite struct ScreenLogicTests {

@@ -7,7 +7,8 @@ import Testing
 @Suite struct SessionListTests {
     @Test func listsThisDeviceFirstAndRevokingAnotherEndsItOnTheServer() async throws {
         try await LiveServer.run { server in
-            let phone = server.client(), laptop = server.client()
+            let phone = server.client()
+            let laptop = server.client()
             try await laptop.signInByEmail(on: server)
             server.clock.advance(by: 61)
             try await phone.signInByEmail(on: server)
@@ -51,7 +52,8 @@ import Testing
     @Test func anUnreachableServerKeepsTheRowAndSaysWhy() async throws {
         try await LiveServer.run { server in
             let transport = SwitchableTransport()
-            let client = server.client(transport: transport), other = server.client()
+            let client = server.client(transport: transport)
+            let other = server.client()
             try await client.signInByEmail(on: server)
             server.clock.advance(by: 61)
             try await other.signInByEmail(on: server)

@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 @testable import ChatterKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The web view's model (F3): a one-time link from the live server, and links away from it kept out.
 @Suite struct WebSignInTests {

@@ -15,7 +15,10 @@ import Testing
                 // A new client on the same files stands for the next launch.
                 let second = server.client(store: FileStore(directory: directory))
                 let state = await second.sessions.start()
-                guard case .valid(let session) = state else { Issue.record("restored \(state)"); return }
+                guard case .valid(let session) = state else {
+                    Issue.record("restored \(state)")
+                    return
+                }
                 #expect(session.kind == .native)
                 #expect(session.user?.email == "ada@example.com")
                 #expect(try await second.me().email == "ada@example.com")
@@ -31,7 +34,10 @@ import Testing
 
             server.clock.advance(by: 3601)
             let state = await server.client(store: store).sessions.start()
-            guard case .expired(let session) = state else { Issue.record("restored \(state)"); return }
+            guard case .expired(let session) = state else {
+                Issue.record("restored \(state)")
+                return
+            }
             #expect(session.username == "Ada Lovelace")
         }
     }

@@ -26,7 +26,8 @@ import Testing
 
     @Test func signOutEverywhereEndsTheOtherDevicesToo() async throws {
         try await LiveServer.run { server in
-            let phone = server.client(), laptop = server.client()
+            let phone = server.client()
+            let laptop = server.client()
             try await phone.signInByEmail(on: server)
             try await laptop.signInByEmail(on: server)
             #expect(try await laptop.activeSessions().count == 2)
@@ -64,7 +65,8 @@ import Testing
     @Test func aSessionRevokedElsewhereIsDeletedOnItsNext401() async throws {
         try await LiveServer.run { server in
             let store = MemoryStore()
-            let phone = server.client(store: store), laptop = server.client()
+            let phone = server.client(store: store)
+            let laptop = server.client()
             try await phone.signInByEmail(on: server)
             try await laptop.signInByEmail(on: server)
             let phoneSession = try #require(try await laptop.activeSessions().first { !$0.current })

@@ -48,41 +48,41 @@ import Testing
     }
 
     #if os(Linux)
-    @Test func defaultStoreFallsBackToAFileWithAWarningWhenNoKeyringAnswers() async throws {
-        try await withTemporaryDirectory { directory in
-            let warnings = WarningLog()
-            // A keyring that cannot answer (its tool is missing), as on a server with no desktop session.
-            let store = await DefaultStore.make(
-                keyring: SecretServiceStore(service: "x", tool: "/nonexistent/secret-tool"), fallbackDirectory: directory + "/sessions",
-                warn: { warnings.add($0) })
-            #expect(store is FileStore)
-            #expect(warnings.lines.count == 1)
-            #expect(warnings.lines.first?.contains(directory) == true)
-
-            // Once the files are in use, later runs do not repeat it.
-            try await (store as? FileStore)?.write(Data("s".utf8), for: StoreKey.session)
-            _ = await DefaultStore.make(
-                keyring: SecretServiceStore(service: "x", tool: "/nonexistent/secret-tool"), fallbackDirectory: directory + "/sessions",
-                warn: { warnings.add($0) })
-            #expect(warnings.lines.count == 1)
-        }
-    }
-
-    /// A tool with sessions for several servers says it once per machine: the marker, not each server's
-    /// directory, decides, so commands that never store a session do not repeat it.
-    @Test func theFallbackWarningIsSaidOncePerMarker() async throws {
-        try await withTemporaryDirectory { directory in
-            let warnings = WarningLog()
-            for server in ["a", "b", "a"] {
-                _ = await DefaultStore.make(
-                    keyring: SecretServiceStore(service: server, tool: "/nonexistent/secret-tool"),
-                    fallbackDirectory: directory + "/sessions/" + server, warnedMarker: directory + "/keyring-fallback-warned",
+        @Test func defaultStoreFallsBackToAFileWithAWarningWhenNoKeyringAnswers() async throws {
+            try await withTemporaryDirectory { directory in
+                let warnings = WarningLog()
+                // A keyring that cannot answer (its tool is missing), as on a server with no desktop session.
+                let store = await DefaultStore.make(
+                    keyring: SecretServiceStore(service: "x", tool: "/nonexistent/secret-tool"), fallbackDirectory: directory + "/sessions",
                     warn: { warnings.add($0) })
+                #expect(store is FileStore)
+                #expect(warnings.lines.count == 1)
+                #expect(warnings.lines.first?.contains(directory) == true)
+
+                // Once the files are in use, later runs do not repeat it.
+                try await (store as? FileStore)?.write(Data("s".utf8), for: StoreKey.session)
+                _ = await DefaultStore.make(
+                    keyring: SecretServiceStore(service: "x", tool: "/nonexistent/secret-tool"), fallbackDirectory: directory + "/sessions",
+                    warn: { warnings.add($0) })
+                #expect(warnings.lines.count == 1)
             }
-            #expect(warnings.lines.count == 1)
-            #expect(!FileManager.default.fileExists(atPath: directory + "/sessions/a"), "no session was stored, so no directory")
         }
-    }
+
+        /// A tool with sessions for several servers says it once per machine: the marker, not each server's
+        /// directory, decides, so commands that never store a session do not repeat it.
+        @Test func theFallbackWarningIsSaidOncePerMarker() async throws {
+            try await withTemporaryDirectory { directory in
+                let warnings = WarningLog()
+                for server in ["a", "b", "a"] {
+                    _ = await DefaultStore.make(
+                        keyring: SecretServiceStore(service: server, tool: "/nonexistent/secret-tool"),
+                        fallbackDirectory: directory + "/sessions/" + server, warnedMarker: directory + "/keyring-fallback-warned",
+                        warn: { warnings.add($0) })
+                }
+                #expect(warnings.lines.count == 1)
+                #expect(!FileManager.default.fileExists(atPath: directory + "/sessions/a"), "no session was stored, so no directory")
+            }
+        }
     #endif
 }
 

@@ -73,7 +73,10 @@ import Testing
             _ = try await whenUnlocked.read("session")
             Issue.record("read a when-unlocked item on a locked device")
         } catch {
-            guard case .unavailable = error else { Issue.record("\(error)"); return }
+            guard case .unavailable = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
 
         // After-first-unlock items stay readable while locked, which is why they are the default.
@@ -91,10 +94,16 @@ import Testing
         keychain.set(device: .locked)
 
         let manager = SessionManager(api: ChatterAPI(baseURL: URL(string: "http://127.0.0.1:9")!), store: store)
-        guard case .storageUnavailable(.unavailable) = await manager.start() else { Issue.record("locked storage read as \(await manager.state)"); return }
+        guard case .storageUnavailable(.unavailable) = await manager.start() else {
+            Issue.record("locked storage read as \(await manager.state)")
+            return
+        }
         #expect(keychain.items.count == 1, "nothing was deleted")
         keychain.set(device: .unlocked)
-        guard case .valid(let restored) = await manager.status() else { Issue.record("not restored once unlocked"); return }
+        guard case .valid(let restored) = await manager.status() else {
+            Issue.record("not restored once unlocked")
+            return
+        }
         #expect(restored.username == "Ada")
     }
 
@@ -109,11 +118,17 @@ import Testing
 
         let manager = SessionManager(api: ChatterAPI(baseURL: URL(string: "http://127.0.0.1:9")!), store: store)
         let events = EventLog(await manager.events())
-        guard case .storageUnavailable(.unavailable) = await manager.start() else { Issue.record("read as \(await manager.state)"); return }
+        guard case .storageUnavailable(.unavailable) = await manager.start() else {
+            Issue.record("read as \(await manager.state)")
+            return
+        }
         #expect(keychain.items.count == 1, "nothing was deleted")
 
         keychain.set(device: .unlocked)
-        guard case .valid(let restored) = await manager.retryStorage() else { Issue.record("not restored once unlocked"); return }
+        guard case .valid(let restored) = await manager.retryStorage() else {
+            Issue.record("not restored once unlocked")
+            return
+        }
         #expect(restored.username == "Ada")
         let seen = await events.waitFor(2)
         #expect(seen.count == 2)
@@ -183,7 +198,10 @@ import Testing
             try await FirstRunGuard.prepare(store, defaults: defaults())
             Issue.record("cleared before first unlock")
         } catch {
-            guard case .unavailable = error else { Issue.record("\(error)"); return }
+            guard case .unavailable = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
         keychain.set(device: .unlocked)
         #expect(try await store.read(StoreKey.session) == Data("session".utf8), "the session survived the prewarmed launch")

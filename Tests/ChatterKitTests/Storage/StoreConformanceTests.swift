@@ -42,11 +42,11 @@ enum StoreConformance {
     }
 
     #if os(Linux)
-    @Test func secretServiceStore() async throws {
-        let store = SecretServiceStore(service: "chatter.tests.\(UUID().uuidString)")
-        try await KeyringAvailability.require(store)
-        try await StoreConformance.check(store)
-    }
+        @Test func secretServiceStore() async throws {
+            let store = SecretServiceStore(service: "chatter.tests.\(UUID().uuidString)")
+            try await KeyringAvailability.require(store)
+            try await StoreConformance.check(store)
+        }
     #endif
 
     @Test func memoryStoreFailuresAreThrown() async throws {
@@ -58,21 +58,21 @@ enum StoreConformance {
 }
 
 #if os(Linux)
-/// The Secret Service tests need a running keyring (CI starts gnome-keyring under dbus-run-session via
-/// .ci/keyring-tests). Without one they print why and are skipped, unless CHATTER_REQUIRE_KEYRING=1
-/// says the keyring must be there, which turns the skip into a failure.
-enum KeyringAvailability {
-    static func require(_ store: SecretServiceStore) async throws {
-        if await store.isReachable() { return }
-        let reason = "no Secret Service keyring is reachable (run .ci/keyring-tests to start one)"
-        if ProcessInfo.processInfo.environment["CHATTER_REQUIRE_KEYRING"] == "1" { throw Missing(reason: reason) }
-        print("skipping: \(reason)")
-        try Test.cancel("\(reason)")
-    }
+    /// The Secret Service tests need a running keyring (CI starts gnome-keyring under dbus-run-session via
+    /// .ci/keyring-tests). Without one they print why and are skipped, unless CHATTER_REQUIRE_KEYRING=1
+    /// says the keyring must be there, which turns the skip into a failure.
+    enum KeyringAvailability {
+        static func require(_ store: SecretServiceStore) async throws {
+            if await store.isReachable() { return }
+            let reason = "no Secret Service keyring is reachable (run .ci/keyring-tests to start one)"
+            if ProcessInfo.processInfo.environment["CHATTER_REQUIRE_KEYRING"] == "1" { throw Missing(reason: reason) }
+            print("skipping: \(reason)")
+            try Test.cancel("\(reason)")
+        }
 
-    struct Missing: Error, CustomStringConvertible {
-        var reason: String
-        var description: String { "CHATTER_REQUIRE_KEYRING=1 but \(reason)" }
+        struct Missing: Error, CustomStringConvertible {
+            var reason: String
+            var description: String { "CHATTER_REQUIRE_KEYRING=1 but \(reason)" }
+        }
     }
-}
 #endif

@@ -26,7 +26,9 @@ struct CLI: Sendable {
     }
 
     func run(_ arguments: [String], answer: @escaping @Sendable (_ prompt: String) -> String? = { _ in nil }) async -> CLIResult {
-        let output = Mutex<[String]>([]), errors = Mutex<[String]>([]), prompts = Mutex<[String]>([])
+        let output = Mutex<[String]>([])
+        let errors = Mutex<[String]>([])
+        let prompts = Mutex<[String]>([])
         let console = Console(
             write: { line in output.withLock { $0.append(line) } },
             writeError: { line in errors.withLock { $0.append(line) } },

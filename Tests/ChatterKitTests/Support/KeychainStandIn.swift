@@ -4,7 +4,7 @@ import Synchronization
 @testable import ChatterKit
 
 #if canImport(Security)
-import Security
+    import Security
 #endif
 
 /// A stand-in for the few Security calls `KeychainStore` makes, with the framework's semantics as
@@ -142,7 +142,8 @@ final class KeychainStandIn: Sendable {
     /// Data protection classes: "after first unlock" items are readable once the device was unlocked
     /// once since boot; "when unlocked" (and access-controlled) items only while unlocked.
     static func readable(_ item: Item, _ device: DeviceState) -> Bool {
-        let protection = string(item.attributes[kSecAttrAccessible as String])
+        let protection =
+            string(item.attributes[kSecAttrAccessible as String])
             ?? (item.attributes[kSecAttrAccessControl as String] as? AccessControlObject)?.accessibility
         return readable(protection: protection, device)
     }

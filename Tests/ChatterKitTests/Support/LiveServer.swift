@@ -1,12 +1,13 @@
-import ChatterTestSupport
 import ChatterKit
-@testable import ChatterServer
+import ChatterTestSupport
 import Crypto
 import Foundation
 import Hummingbird
 import Logging
 import Synchronization
 import Testing
+
+@testable import ChatterServer
 
 /// A live chatterd on loopback, as the server tests start it (`LiveService`, stopped gracefully), a real
 /// SQLite file in a temporary directory, Google's and Apple's keys from local JWKS listeners, mail caught
@@ -33,8 +34,10 @@ struct LiveServer: Sendable {
         courseOnly: Bool = false, serverCertificate: (certificatePath: String, keyPath: String)? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
-            let issuer = try TestIssuer(), appleIssuer = try TestIssuer(kid: "apple-test-key")
-            let google = JWKSServer(issuers: [issuer]), apple = JWKSServer(issuers: [appleIssuer])
+            let issuer = try TestIssuer()
+            let appleIssuer = try TestIssuer(kid: "apple-test-key")
+            let google = JWKSServer(issuers: [issuer])
+            let apple = JWKSServer(issuers: [appleIssuer])
             try await google.run { googleURL in
                 try await apple.run { appleURL in
                     var config = ServerConfiguration()
@@ -61,17 +64,21 @@ struct LiveServer: Sendable {
                         // and a periodic purge racing the shutdown can only make a test flaky.
                         let router = courseOnly ? courseRouter(services) : ChatterApp.router(configuration: config, services: services)
                         let requests = RequestCounter()
-                        try await LiveService.run(logger: logger, { onServerRunning in
-                            Application(
-                                responder: CountingResponder(inner: router.buildResponder(), counter: requests), server: transport.server,
-                                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
-                        }) { port in
+                        try await LiveService.run(
+                            logger: logger,
+                            { onServerRunning in
+                                Application(
+                                    responder: CountingResponder(inner: router.buildResponder(), counter: requests), server: transport.server,
+                                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
+                            }
+                        ) { port in
                             let certificate = tls ? directory + "/chatterd.crt" : serverCertificate?.certificatePath
                             let pin = try certificate.map { try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: $0, encoding: .utf8)) }
-                            try await body(LiveServer(
-                                clock: clock, issuer: issuer, appleIssuer: appleIssuer, appleKeys: apple, store: store, mail: mail,
-                                baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!, certificatePath: certificate, pin: pin,
-                                requests: requests))
+                            try await body(
+                                LiveServer(
+                                    clock: clock, issuer: issuer, appleIssuer: appleIssuer, appleKeys: apple, store: store, mail: mail,
+                                    baseURL: URL(string: "\(transport.scheme)://127.0.0.1:\(port)")!, certificatePath: certificate, pin: pin,
+                                    requests: requests))
                         }
                     } catch {
                         // Not in this (maybe cancelled) task: closing must happen whatever the test did.

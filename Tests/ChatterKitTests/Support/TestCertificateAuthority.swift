@@ -1,8 +1,8 @@
 import ChatterServer
+import ChatterTestSupport
 import Crypto
 import Foundation
 import SwiftASN1
-import ChatterTestSupport
 import X509
 
 /// A certificate authority made for one test, and server certificates it signs for 127.0.0.1: to show

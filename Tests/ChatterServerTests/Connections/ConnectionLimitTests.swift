@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ChatterTestSupport
 import Foundation
 import Testing
 
 @testable import ChatterServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Issue 24, finding 5: half-sent requests and idle connections were held as long as the client wished.
 /// Each deadline closes its connection; past the cap, new connections wait for one to close.

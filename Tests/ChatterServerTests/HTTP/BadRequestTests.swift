@@ -28,11 +28,18 @@ import Testing
         Case(label: "wrong type", path: "/postauth", body: #"{"chatterID":5,"message":"hi"}"#, status: .unprocessableContent, code: "invalid_body"),
         Case(label: "null field", path: "/adduser", body: #"{"clientID":null,"idToken":"x"}"#, status: .unprocessableContent, code: "invalid_body"),
         Case(label: "missing field", path: "/adduser", body: #"{"clientID":"x"}"#, status: .unprocessableContent, code: "invalid_body"),
-        Case(label: "message too long", path: "/postauth", body: #"{"chatterID":"x","message":"\#(longMessage)"}"#, status: .badRequest, code: "field_too_long"),
+        Case(
+            label: "message too long", path: "/postauth", body: #"{"chatterID":"x","message":"\#(longMessage)"}"#, status: .badRequest, code: "field_too_long"),
         Case(label: "oversized body", path: "/postauth", body: oversized, status: .contentTooLarge, code: "body_too_large"),
-        Case(label: "unknown chatterID", path: "/postauth", body: #"{"chatterID":"not-a-session","message":"hi"}"#, status: .unauthorized, code: "invalid_session"),
-        Case(label: "garbage ID token", path: "/adduser", body: #"{"clientID":"\#(TestIssuer.clientID)","idToken":"a.b.c"}"#, status: .unauthorized, code: "invalid_token"),
-        Case(label: "anonymous posting off", path: "/postchatt", body: #"{"name":"Mallory","message":"hi"}"#, status: .forbidden, code: "anonymous_posting_disabled"),
+        Case(
+            label: "unknown chatterID", path: "/postauth", body: #"{"chatterID":"not-a-session","message":"hi"}"#, status: .unauthorized,
+            code: "invalid_session"),
+        Case(
+            label: "garbage ID token", path: "/adduser", body: #"{"clientID":"\#(TestIssuer.clientID)","idToken":"a.b.c"}"#, status: .unauthorized,
+            code: "invalid_token"),
+        Case(
+            label: "anonymous posting off", path: "/postchatt", body: #"{"name":"Mallory","message":"hi"}"#, status: .forbidden,
+            code: "anonymous_posting_disabled"),
         Case(label: "unknown route", method: .get, path: "/nowhere", body: "", status: .notFound, code: "not_found"),
     ]
 

@@ -39,7 +39,9 @@ import Testing
         try await Harness.run { h async throws in
             var claims = TestIssuer.claims(subject: "77", now: h.clock.now)
             claims["iss"] = "accounts.google.com"
-            let bare = try h.decode(SessionResponse.self, try await h.post(NativePath.google, GoogleSignInRequest(idToken: try h.issuer.sign(claims), clientID: TestIssuer.clientID)))
+            let bare = try h.decode(
+                SessionResponse.self,
+                try await h.post(NativePath.google, GoogleSignInRequest(idToken: try h.issuer.sign(claims), clientID: TestIssuer.clientID)))
             let https = try await h.nativeSignIn(subject: "77")
             #expect(bare.user.id == https.user.id)
             #expect(try await h.store.userCount() == 1)
@@ -54,7 +56,8 @@ import Testing
             #expect(try await h.store.userCount() == 2)
             // Another provider's verified identity with that address still links, to the oldest account.
             let code = try await h.requestCode("shared@example.com")
-            let viaCode = try h.decode(SessionResponse.self, try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "shared@example.com", code: code)))
+            let viaCode = try h.decode(
+                SessionResponse.self, try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "shared@example.com", code: code)))
             #expect(viaCode.user.id == first.user.id)
         }
     }
@@ -85,7 +88,8 @@ import Testing
 
     @Test func composedAndDecomposedSpellingsAreOneAccount() async throws {
         #expect(EmailAddress.normalize("Jose\u{0301}@Bu\u{0308}cher.example") == "jos\u{E9}@b\u{FC}cher.example")
-        #expect(EmailAddress.normalize("xn--bcher-kva.example@x.org") == nil || EmailAddress.normalize("ada@xn--bcher-kva.example") == "ada@xn--bcher-kva.example")
+        #expect(
+            EmailAddress.normalize("xn--bcher-kva.example@x.org") == nil || EmailAddress.normalize("ada@xn--bcher-kva.example") == "ada@xn--bcher-kva.example")
         try await Harness.run { h async throws in
             let code = try await h.requestCode("jos\u{E9}@example.com")
             let decomposed = String(decoding: try JSONEncoder().encode(EmailVerifyRequest(email: "jose\u{0301}@example.com", code: code)), as: UTF8.self)
@@ -129,7 +133,9 @@ import Testing
             _ = try await db.query("PRAGMA foreign_keys = ON")
             for sql in SQLiteMigrations.all[0] { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 1")
-            let kept = UUID(), split = UUID(), alone = UUID()
+            let kept = UUID()
+            let split = UUID()
+            let alone = UUID()
             for (id, name) in [(kept, "Ada"), (split, "Ada again"), (alone, "Bea")] {
                 _ = try await db.query("INSERT INTO users (id, display_name, created_at) VALUES (?, ?, 0)", [.text(id.uuidString), .text(name)])
             }

@@ -10,12 +10,14 @@ import Testing
     /// Every character class the encoder treats apart: controls, quote, backslash, slash, DEL, non-ASCII of
     /// each UTF-8 length, a combining mark, the line separators JavaScript minds.
     static let alphabet: [String] =
-        (0..<0x20).map { String(UnicodeScalar(UInt8($0))) } + ["\"", "\\", "/", "\u{7F}", "a", "Z", "0", " ", "é", "e\u{301}", "ß", "€", "漢", "😀", "👩‍💻", "\u{2028}", "\u{2029}", "\u{FEFF}"]
+        (0..<0x20).map { String(UnicodeScalar(UInt8($0))) } + [
+            "\"", "\\", "/", "\u{7F}", "a", "Z", "0", " ", "é", "e\u{301}", "ß", "€", "漢", "😀", "👩‍💻", "\u{2028}", "\u{2029}", "\u{FEFF}",
+        ]
 
     struct Generator: RandomNumberGenerator {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state ^ (state >> 29)
         }
     }
@@ -29,7 +31,8 @@ import Testing
     }
 
     static func response(_ random: inout Generator) -> SessionResponse {
-        let name: NameParts? = Bool.random(using: &random)
+        let name: NameParts? =
+            Bool.random(using: &random)
             ? NameParts(
                 givenName: maybe(&random), familyName: maybe(&random), middleName: maybe(&random), nickname: maybe(&random),
                 namePrefix: maybe(&random), nameSuffix: maybe(&random))
@@ -48,7 +51,8 @@ import Testing
         var random = Generator(state: 2026)
         for _ in 0..<5_000 {
             let value = Self.response(&random)
-            let written = Array(value.json.readableBytesView), encoded = Array(try JSONResponse.encoder.encode(value))
+            let written = Array(value.json.readableBytesView)
+            let encoded = Array(try JSONResponse.encoder.encode(value))
             #expect(written == encoded, "\(String(decoding: written, as: UTF8.self)) ≠ \(String(decoding: encoded, as: UTF8.self))")
             if written != encoded { return }
         }

@@ -29,9 +29,11 @@ import Testing
         let claims = TestIssuer.claims(subject: "42", now: clock.now)
         let token = try issuer.sign(claims)
         let identity = try await withVerifier { verifier, _ in try await verifier.verify(token, clientID: TestIssuer.clientID) }
-        #expect(identity == VerifiedIdentity(
-            issuer: TestIssuer.googleIssuer, subject: "42", name: "Ada Lovelace", email: "42@example.com", emailVerified: true, nonce: nil, events: nil,
-            tokenID: nil, expiresAt: (claims["exp"] as? Int).map(Double.init)))
+        #expect(
+            identity
+                == VerifiedIdentity(
+                    issuer: TestIssuer.googleIssuer, subject: "42", name: "Ada Lovelace", email: "42@example.com", emailVerified: true, nonce: nil, events: nil,
+                    tokenID: nil, expiresAt: (claims["exp"] as? Int).map(Double.init)))
     }
 
     @Test func bareIssuerIsAccepted() async throws {

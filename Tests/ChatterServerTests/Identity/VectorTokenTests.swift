@@ -114,14 +114,16 @@ import Testing
     ])
     func attackStoppedByItsCheck(file: String, check: TokenCheck) async throws {
         let token = try Vectors.text(file)
-        let report = await Self.verifier(jwks: "bad/oidc4s/non_google_test_key_11e03f39.jwks.json", audiences: ["https://example.com/path"], at: 1_587_626_288).inspect(token)
+        let report = await Self.verifier(jwks: "bad/oidc4s/non_google_test_key_11e03f39.jwks.json", audiences: ["https://example.com/path"], at: 1_587_626_288)
+            .inspect(token)
         #expect(report.firstFailure?.check == check)
         #expect(report.results.first { $0.check == .signature }?.outcome != .pass)
     }
 
     @Test func otherKeyFailsTheSignatureCheck() async throws {
         let token = try Vectors.text("bad/oidc4s/tokenSignedWithOtherKey.jwt")
-        let report = await Self.verifier(jwks: "google/google_v3_certs_jwks_2020-04.json", audiences: ["https://example.com/path"], at: 1_587_626_288).inspect(token)
+        let report = await Self.verifier(jwks: "google/google_v3_certs_jwks_2020-04.json", audiences: ["https://example.com/path"], at: 1_587_626_288).inspect(
+            token)
         #expect(report.firstFailure?.check == .signature)
     }
 
@@ -136,7 +138,8 @@ import Testing
     @Test(arguments: ["bad/oidc4s/tokenWithOtherIssuer.jwt", "bad/oidc4s/tokenWithoutIssuer.jwt"])
     func validSignatureButWrongIssuer(file: String) async throws {
         let token = try Vectors.text(file)
-        let report = await Self.verifier(jwks: "bad/oidc4s/non_google_test_key_11e03f39.jwks.json", audiences: ["https://example.com/path"], at: 1_587_626_288).inspect(token)
+        let report = await Self.verifier(jwks: "bad/oidc4s/non_google_test_key_11e03f39.jwks.json", audiences: ["https://example.com/path"], at: 1_587_626_288)
+            .inspect(token)
         #expect(report.results.first { $0.check == .signature }?.outcome == .pass)
         #expect(report.firstFailure?.check == .issuer)
     }

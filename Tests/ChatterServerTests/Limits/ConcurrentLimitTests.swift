@@ -115,7 +115,9 @@ extension Harness {
     func passwordSignUp(_ email: String, password: String, ip: String? = nil) async throws -> SessionResponse {
         let code = try await requestCode(email)
         let response = try await post(
-            NativePath.passwordSignUp, json: try String(decoding: JSONEncoder().encode(PasswordSignUpRequest(email: email, code: code, password: password, displayName: "Ada")), as: UTF8.self),
+            NativePath.passwordSignUp,
+            json: try String(
+                decoding: JSONEncoder().encode(PasswordSignUpRequest(email: email, code: code, password: password, displayName: "Ada")), as: UTF8.self),
             headers: ip.map { [ConcurrentLimitTests.forwardedFor: $0] } ?? [:])
         try #require(response.status == .ok, "sign-up failed: \(String(buffer: response.body))")
         return try decode(SessionResponse.self, response)

@@ -13,7 +13,8 @@ import Testing
     let xff = ConcurrentLimitTests.forwardedFor
 
     func signIn(_ h: Harness, _ password: String, from ip: String, device: String? = nil) async throws -> LiveResponse {
-        let body = String(decoding: try JSONEncoder().encode(PasswordSignInRequest(email: "ada@example.com", password: password, deviceToken: device)), as: UTF8.self)
+        let body = String(
+            decoding: try JSONEncoder().encode(PasswordSignInRequest(email: "ada@example.com", password: password, deviceToken: device)), as: UTF8.self)
         return try await h.post(NativePath.passwordSignIn, json: body, headers: [xff: ip])
     }
 
@@ -83,7 +84,8 @@ import Testing
             #expect(try await h.get(NativePath.me, bearer: first.accessToken).status == .unauthorized, "the earlier session ended")
             #expect(try await h.get(NativePath.me, bearer: second.accessToken).status == .ok)
             #expect(try await h.store.auditEvents(userID: first.user.id.uuid).contains { $0.event == "password_reset" })
-            #expect(try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: "ada@example.com", password: Self.password)).status == .unauthorized)
+            #expect(
+                try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: "ada@example.com", password: Self.password)).status == .unauthorized)
         }
     }
 

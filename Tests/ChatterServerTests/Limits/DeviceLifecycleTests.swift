@@ -47,7 +47,8 @@ import Testing
             var live = 0
             for token in tokens where try await isDevice(token, h) { live += 1 }
             #expect(live == DeviceTokens.perAddress, "20 sign-ins without a token leave the newest \(DeviceTokens.perAddress)")
-            let newestLives = try await isDevice(tokens.last!, h), firstLives = try await isDevice(first, h)
+            let newestLives = try await isDevice(tokens.last!, h)
+            let firstLives = try await isDevice(first, h)
             #expect(newestLives && !firstLives, "the oldest went first")
             let kept = try token(try await signIn(h, device: tokens.last!), h)
             #expect(kept == tokens.last!, "a device presenting its live token keeps it")
@@ -68,7 +69,8 @@ import Testing
             let beforeReset = try await freshDevice()
             h.clock.advance(by: 61)
             let code = try await h.requestCode("ada@example.com")
-            let reset = try await h.post(NativePath.passwordReset, PasswordResetRequest(email: "ada@example.com", code: code, newPassword: "a new passphrase entirely"))
+            let reset = try await h.post(
+                NativePath.passwordReset, PasswordResetRequest(email: "ada@example.com", code: code, newPassword: "a new passphrase entirely"))
             #expect(reset.status == .ok)
             #expect(!(try await isDevice(beforeReset, h)), "a reset ends every device token")
             let afterReset = try token(reset, h)

@@ -88,8 +88,9 @@ import Testing
                 return try await h.post(NativePath.passwordSignIn, json: body, headers: [xff: "198.51.\(index / 200).\(index % 200 + 1)"])
             }
             try await Task.sleep(for: .milliseconds(30))
-            let body = String(decoding: try JSONEncoder().encode(
-                PasswordSignInRequest(email: "ada@example.com", password: "correct horse battery staple", deviceToken: device)), as: UTF8.self)
+            let body = String(
+                decoding: try JSONEncoder().encode(
+                    PasswordSignInRequest(email: "ada@example.com", password: "correct horse battery staple", deviceToken: device)), as: UTF8.self)
             let ownerAnswer = try await h.post(NativePath.passwordSignIn, json: body, headers: [xff: "192.0.2.10"])
             let answers = try await flood
             #expect(ownerAnswer.status == .ok, "the owner's device: \(ownerAnswer.status)")

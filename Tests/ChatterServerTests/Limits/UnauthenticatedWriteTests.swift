@@ -18,7 +18,9 @@ import Testing
         let db = try await SQLiteConnection.open(storage: .file(path: path))
         defer { Task { try? await db.close() } }
         var counts: [String: Int] = [:]
-        let tables = try await db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").compactMap { $0.column("name")?.string }
+        let tables = try await db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").compactMap {
+            $0.column("name")?.string
+        }
         for table in tables {
             counts[table] = try await db.query("SELECT count(*) AS n FROM \"\(table)\"").first?.column("n")?.integer ?? 0
         }
@@ -105,7 +107,8 @@ extension UnauthenticatedWriteTests {
                 try await h.post(NativePath.google, json: body, headers: [xff: "203.0.113.5"])
             }
             for index in 0..<3 {
-                let guess = String(decoding: try JSONEncoder().encode(PasswordSignInRequest(email: "ada@example.com", password: "guess \(index)")), as: UTF8.self)
+                let guess = String(
+                    decoding: try JSONEncoder().encode(PasswordSignInRequest(email: "ada@example.com", password: "guess \(index)")), as: UTF8.self)
                 #expect(try await h.post(NativePath.passwordSignIn, json: guess, headers: [xff: "203.0.113.5"]).status == .unauthorized)
             }
             let recorded = try await h.store.auditEvents(AuditFilter(userID: userID, events: ["sign_in_failed"]))

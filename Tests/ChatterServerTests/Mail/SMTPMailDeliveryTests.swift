@@ -12,8 +12,10 @@ struct SMTPMailDeliveryTests {
     let server = SMTPTestServer.current!
     let log = LogCapture()
 
-    func makeTransport(port: Int, _ security: SMTPConfiguration.Security, trust: SMTPConfiguration.Trust = .system,
-                   password: String? = nil, group: MultiThreadedEventLoopGroup) throws -> SMTPMailTransport {
+    func makeTransport(
+        port: Int, _ security: SMTPConfiguration.Security, trust: SMTPConfiguration.Trust = .system,
+        password: String? = nil, group: MultiThreadedEventLoopGroup
+    ) throws -> SMTPMailTransport {
         let credentials = password.map { SMTPConfiguration.Credentials(username: server.user, password: $0) }
         let configuration = SMTPConfiguration(
             host: server.host, port: port, security: security, credentials: credentials, heloName: "chatterd.test",
@@ -57,7 +59,8 @@ struct SMTPMailDeliveryTests {
     @Test func deliversOverSTARTTLSWithAuthPlain() async throws {
         try await OwnEventLoop.run { group in
             let marker = UUID().uuidString
-            let transport = try makeTransport(port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: server.password, group: group)
+            let transport = try makeTransport(
+                port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: server.password, group: group)
             try await transport.send(Self.codeMail(marker))
             try await expectDelivered(marker)
             expectNoSecretsLogged()
@@ -68,7 +71,8 @@ struct SMTPMailDeliveryTests {
         try await OwnEventLoop.run { group in
             // This port offers only AUTH LOGIN, so the client's fallback from PLAIN is what signs in.
             let marker = UUID().uuidString
-            let transport = try makeTransport(port: server.implicitTLSPort, .implicitTLS, trust: .caFile(server.certificate), password: server.password, group: group)
+            let transport = try makeTransport(
+                port: server.implicitTLSPort, .implicitTLS, trust: .caFile(server.certificate), password: server.password, group: group)
             try await transport.send(Self.codeMail(marker))
             try await expectDelivered(marker)
             expectNoSecretsLogged()
@@ -77,7 +81,8 @@ struct SMTPMailDeliveryTests {
 
     @Test func wrongPasswordIsRefusedWith535() async throws {
         try await OwnEventLoop.run { group in
-            let transport = try makeTransport(port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: "wrong password", group: group)
+            let transport = try makeTransport(
+                port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: "wrong password", group: group)
             let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString)) }
             #expect(error?.description == "SMTP server refused AUTH PLAIN: 535 5.7.8 Authentication credentials invalid")
             #expect(!log.text.contains("wrong password"))

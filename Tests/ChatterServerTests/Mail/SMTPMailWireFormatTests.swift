@@ -17,10 +17,11 @@ import Testing
 
     @Test func joinsMultiLineRepliesEvenWhenSplitAcrossReads() throws {
         let replies = try Self.parse(["220 mx.example.com ESMTP\r\n250-mx.example.com\r", "\n250-STARTTLS\r\n250-AUTH PL", "AIN LOGIN\n250 8BITMIME\r\n"])
-        #expect(replies == [
-            SMTPReply(code: 220, lines: ["mx.example.com ESMTP"]),
-            SMTPReply(code: 250, lines: ["mx.example.com", "STARTTLS", "AUTH PLAIN LOGIN", "8BITMIME"]),
-        ])
+        #expect(
+            replies == [
+                SMTPReply(code: 220, lines: ["mx.example.com ESMTP"]),
+                SMTPReply(code: 250, lines: ["mx.example.com", "STARTTLS", "AUTH PLAIN LOGIN", "8BITMIME"]),
+            ])
         #expect(replies[1].summary == "250 mx.example.com STARTTLS AUTH PLAIN LOGIN 8BITMIME")
     }
 

@@ -4,9 +4,9 @@ import Testing
 @testable import ChatterServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The real SMTP server (aiosmtpd) that `.ci/smtp-server` starts, as described by the variables in the
@@ -84,9 +84,9 @@ struct LoopbackSocket {
 
     init(listening: Bool) throws {
         #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw MailError("cannot open a loopback socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
@@ -112,16 +112,16 @@ struct LoopbackSocket {
     /// between); and no SIGPIPE for writing to a closed connection on Darwin (Linux: `sendFlags`).
     static func prepare(_ descriptor: Int32) -> Bool {
         #if canImport(Darwin)
-        var one: Int32 = 1
-        guard setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else { return false }
+            var one: Int32 = 1
+            guard setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else { return false }
         #endif
         let flags = fcntl(descriptor, F_GETFL)
         return flags >= 0 && fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0
     }
 
     #if canImport(Glibc)
-    static let sendFlags = Int32(MSG_NOSIGNAL)
+        static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
-    static let sendFlags: Int32 = 0
+        static let sendFlags: Int32 = 0
     #endif
 }

@@ -17,7 +17,8 @@ import Testing
 
     @Test func aBackupUnderWriteLoadIsIntactAndHoldsEveryWriteAcknowledgedBeforeIt() async throws {
         try await withTemporaryDirectory { directory in
-            let path = directory + "/chatterd.sqlite", copy = directory + "/backup.sqlite"
+            let path = directory + "/chatterd.sqlite"
+            let copy = directory + "/backup.sqlite"
             let logger = Logger(label: "backup-test")
             let store = try await SQLiteStore.open(path: path, logger: logger)
             do {
@@ -60,7 +61,9 @@ import Testing
                 #expect(ids.count <= total)
                 #expect(version == SQLiteMigrations.all.count, "the copy opens as this chatterd's schema, not as a new database")
                 #expect(FileManager.default.fileExists(atPath: copy + ".partial") == false)
-                print("backup under load: \(before.count) chatts acknowledged before it, \(ids.count) in the copy, \(total) in all; \(bytes) bytes, integrity_check \(integrity ?? "?")")
+                print(
+                    "backup under load: \(before.count) chatts acknowledged before it, \(ids.count) in the copy, \(total) in all; \(bytes) bytes, integrity_check \(integrity ?? "?")"
+                )
             } catch {
                 try? await store.close()
                 throw error
@@ -71,7 +74,8 @@ import Testing
 
     @Test func anExistingDestinationIsRefusedAndLeftAlone() async throws {
         try await withTemporaryDirectory { directory in
-            let path = directory + "/chatterd.sqlite", copy = directory + "/exists.sqlite"
+            let path = directory + "/chatterd.sqlite"
+            let copy = directory + "/exists.sqlite"
             let store = try await SQLiteStore.open(path: path)
             try await store.close()
             try Data("mine".utf8).write(to: URL(filePath: copy))

@@ -29,12 +29,15 @@ import Testing
     }
 
     @Test func aRefreshTokenNamesItsSessionUnderTheTag() {
-        let key = SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast), id = UUID()
+        let key = SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast)
+        let id = UUID()
         let token = SessionToken.generate(naming: id, as: .refresh, signedWith: key)
         #expect(token.secret.count == 64)
         #expect(key.session(namedBy: token.secret, as: .refresh) == id)
         #expect(key.session(namedBy: token.secret, as: .access) == nil, "the tag covers the kind")
-        #expect(key.session(namedBy: SessionToken.generate(naming: id, as: .access, signedWith: key).secret, as: .refresh) == nil, "an access token is no refresh token")
+        #expect(
+            key.session(namedBy: SessionToken.generate(naming: id, as: .access, signedWith: key).secret, as: .refresh) == nil,
+            "an access token is no refresh token")
         #expect(SessionToken.generate(naming: id, as: .refresh, signedWith: key).secret != token.secret, "each token has its own random bits")
         #expect(
             SessionTokenKey(key: SessionTokenKey.newKey(), untaggedUntil: .distantPast).session(namedBy: token.secret, as: .refresh) == nil,
@@ -140,10 +143,12 @@ import Testing
             let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
             let clock = TestClock(now)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { clock.now })
-            let unnamed = SessionToken.generate(signedWith: store.tokenKey), id = UUID()
-            try await store.createSession(NewSession(
-                id: id, userID: user.id, method: "email", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(900),
-                refreshHash: unnamed.hash, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86400), client: ClientInfo()))
+            let unnamed = SessionToken.generate(signedWith: store.tokenKey)
+            let id = UUID()
+            try await store.createSession(
+                NewSession(
+                    id: id, userID: user.id, method: "email", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(900),
+                    refreshHash: unnamed.hash, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86400), client: ClientInfo()))
             // As migration 7 leaves a session that had a refresh token.
             _ = try await store.write("UPDATE sessions SET refresh_unnamed = 1 WHERE id = ?", [.uuid(id)])
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
@@ -168,10 +173,13 @@ import Testing
             let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { [now] in now })
             // Sessions whose tokens were never tagged: the store finds them, the service does not ask it.
-            let access = SessionToken.generate(), refresh = SessionToken.generate(), id = UUID()
-            try await store.createSession(NewSession(
-                id: id, userID: user.id, method: "email", accessHash: access.hash, accessExpiresAt: now.addingTimeInterval(900), refreshHash: refresh.hash,
-                createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86400), client: ClientInfo()))
+            let access = SessionToken.generate()
+            let refresh = SessionToken.generate()
+            let id = UUID()
+            try await store.createSession(
+                NewSession(
+                    id: id, userID: user.id, method: "email", accessHash: access.hash, accessExpiresAt: now.addingTimeInterval(900), refreshHash: refresh.hash,
+                    createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86400), client: ClientInfo()))
             guard case .valid = try await store.session(accessHash: access.hash, at: now) else {
                 Issue.record("the store should find the session")
                 return
@@ -208,7 +216,9 @@ import Testing
             let db = try await SQLiteConnection.open(storage: .file(path: path))
             for sql in SQLiteMigrations.all[0..<3].joined() { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 3")
-            let userID = UUID(), access = SessionToken.generate(), lastExpiry = now.addingTimeInterval(3600)
+            let userID = UUID()
+            let access = SessionToken.generate()
+            let lastExpiry = now.addingTimeInterval(3600)
             _ = try await db.query("INSERT INTO users (id, display_name, created_at) VALUES (?, 'Ada', 0)", [.uuid(userID)])
             for (hash, expiry) in [(access.hash, lastExpiry), (SessionToken.generate().hash, now.addingTimeInterval(60))] {
                 _ = try await db.query(
@@ -246,7 +256,8 @@ import Testing
 /// A rotation's answer is kept sealed for the grace retry: only the token that was presented opens it.
 @Suite struct RetryPairTests {
     @Test func onlyThePresentedTokenOpensTheSealedPair() throws {
-        let presented = SessionToken.generate().secret, other = SessionToken.generate().secret
+        let presented = SessionToken.generate().secret
+        let other = SessionToken.generate().secret
         let pair = RetryPair(accessToken: SessionToken.generate().secret, refreshToken: SessionToken.generate().secret)
         let box = try RetryPair.seal(pair, with: presented)
         #expect(RetryPair.open(box, with: presented) == pair)

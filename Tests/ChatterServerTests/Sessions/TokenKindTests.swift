@@ -96,14 +96,16 @@ extension TokenKindTests {
             #expect(store.tokenKey.session(namedBy: next.refreshToken, as: .refresh) == id)
 
             // A session whose refresh token is of the old form (issued before the upgrade) still refreshes.
-            let oldID = UUID(), now = Date()
+            let oldID = UUID()
+            let now = Date()
             let named = oldID.bytes + SecureRandom.bytes(SessionTokenKey.randomBytes)
             let oldRefresh = Data(named + store.tokenKey.tag(named)).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            try await store.createSession(NewSession(
-                id: oldID, userID: user.id, method: "email", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(60),
-                refreshHash: SessionToken.hash(oldRefresh), createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86_400), client: ClientInfo(),
-                accessTokenNamed: true))
+            try await store.createSession(
+                NewSession(
+                    id: oldID, userID: user.id, method: "email", accessHash: SessionToken.generate().hash, accessExpiresAt: now.addingTimeInterval(60),
+                    refreshHash: SessionToken.hash(oldRefresh), createdAt: now, absoluteExpiresAt: now.addingTimeInterval(86_400), client: ClientInfo(),
+                    accessTokenNamed: true))
             guard case .refreshed(let rotated) = try await sessions.refresh(oldRefresh, profile: { _, _ in profile }) else {
                 Issue.record("a session's current refresh token of the old form did not rotate")
                 return

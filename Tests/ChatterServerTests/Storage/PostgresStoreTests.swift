@@ -93,7 +93,8 @@ struct PostgresStoreTests {
         try await withInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])
             let user = try await a.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "1"))
-            let access = SessionToken.generate(), refresh = SessionToken.generate()
+            let access = SessionToken.generate()
+            let refresh = SessionToken.generate()
             var made = newSession(user, access: access)
             made.refreshHash = refresh.hash
             try await a.createSession(made)
@@ -121,7 +122,8 @@ struct PostgresStoreTests {
                 return rows.compactMap { $0[1] }
             }
             func newest(_ timeline: Timeline) async throws -> Int {
-                try JSONDecoder().decode(ChattPage.self, from: Data((try await timeline.pageJSON(before: nil, limit: Timeline.defaultPage)).readableBytesView)).chatts.count
+                try JSONDecoder().decode(ChattPage.self, from: Data((try await timeline.pageJSON(before: nil, limit: Timeline.defaultPage)).readableBytesView))
+                    .chatts.count
             }
             #expect(try await names(b).isEmpty)
             #expect(try await newest(b) == 0)

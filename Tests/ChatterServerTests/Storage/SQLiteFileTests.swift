@@ -15,9 +15,10 @@ import Testing
             let token = SessionToken.generate()
             var store = try await SQLiteStore.open(path: path)
             let user = try await store.signIn(IdentityKey(issuer: "i", subject: "s"), "Ada")
-            try await store.createSession(NewSession(
-                userID: user.id, method: "google", accessHash: token.hash, accessExpiresAt: now.addingTimeInterval(3600), refreshHash: nil,
-                createdAt: now, absoluteExpiresAt: now.addingTimeInterval(3600), client: ClientInfo()))
+            try await store.createSession(
+                NewSession(
+                    userID: user.id, method: "google", accessHash: token.hash, accessExpiresAt: now.addingTimeInterval(3600), refreshHash: nil,
+                    createdAt: now, absoluteExpiresAt: now.addingTimeInterval(3600), client: ClientInfo()))
             let chatt = Chatt(name: "Ada", message: "hello", time: now, userID: user.id)
             try await store.addChatt(chatt)
             try await store.close()
@@ -69,7 +70,8 @@ import Testing
             let refreshable = try await started(user, refresh: refresh)
             func rotation(at offset: Double) -> Rotation {
                 Rotation(
-                    presentedHash: refresh.hash, sessionID: refreshable.id, newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
+                    presentedHash: refresh.hash, sessionID: refreshable.id, newAccessHash: SessionToken.generate().hash,
+                    newRefreshHash: SessionToken.generate().hash,
                     accessLifetime: 900, idleLifetime: 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(offset))
             }
             #expect(try await syncs { _ = try await store.rotate(rotation(at: 1)) } == 0)
@@ -99,15 +101,19 @@ import Testing
             let db = try await SQLiteConnection.open(storage: .file(path: path))
             for sql in SQLiteMigrations.all[0] + SQLiteMigrations.all[1] { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 2")
-            let userID = UUID(), sessionID = UUID(), refresh = SessionToken.generate()
+            let userID = UUID()
+            let sessionID = UUID()
+            let refresh = SessionToken.generate()
             _ = try await db.query("INSERT INTO users (id, display_name, created_at) VALUES (?, 'Ada', 0)", [.uuid(userID)])
             _ = try await db.query(
                 """
                 INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at, absolute_expires_at)
                 VALUES (?, ?, 'google', ?, ?, ?, ?, ?, ?)
                 """,
-                [.uuid(sessionID), .uuid(userID), .bytes(SessionToken.generate().hash), .time(now), .bytes(refresh.hash), .time(now), .time(now),
-                 .time(now.addingTimeInterval(86400))])
+                [
+                    .uuid(sessionID), .uuid(userID), .bytes(SessionToken.generate().hash), .time(now), .bytes(refresh.hash), .time(now), .time(now),
+                    .time(now.addingTimeInterval(86400)),
+                ])
             try await db.close()
 
             let store = try await SQLiteStore.open(path: path)
@@ -138,15 +144,20 @@ import Testing
             let db = try await SQLiteConnection.open(storage: .file(path: path))
             for sql in SQLiteMigrations.all[0..<4].joined() { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 4")
-            let userID = UUID(), sessionID = UUID(), retired = SessionToken.generate(), current = SessionToken.generate()
+            let userID = UUID()
+            let sessionID = UUID()
+            let retired = SessionToken.generate()
+            let current = SessionToken.generate()
             _ = try await db.query("INSERT INTO users (id, display_name, created_at) VALUES (?, 'Ada', 0)", [.uuid(userID)])
             _ = try await db.query(
                 """
                 INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at, absolute_expires_at)
                 VALUES (?, ?, 'google', ?, ?, ?, ?, ?, ?)
                 """,
-                [.uuid(sessionID), .uuid(userID), .bytes(SessionToken.generate().hash), .time(now), .bytes(retired.hash), .time(now), .time(now),
-                 .time(now.addingTimeInterval(86400))])
+                [
+                    .uuid(sessionID), .uuid(userID), .bytes(SessionToken.generate().hash), .time(now), .bytes(retired.hash), .time(now), .time(now),
+                    .time(now.addingTimeInterval(86400)),
+                ])
             // A rotation under schema 4: its trigger keeps the replaced token.
             _ = try await db.query(
                 "UPDATE sessions SET refresh_hash = ?, rotated_at = ?, last_used_at = ? WHERE id = ?",
@@ -171,7 +182,8 @@ import Testing
             let path = dir + "/chatterd.sqlite"
             let store = try await SQLiteStore.open(path: path)
             let user = try await store.signIn(IdentityKey(issuer: "i", subject: "s"), "Ada")
-            var retired: [SessionToken] = [], sessionIDs: [UUID] = []
+            var retired: [SessionToken] = []
+            var sessionIDs: [UUID] = []
             for _ in 0..<2 {
                 let first = SessionToken.generate()
                 let session = NewSession(
@@ -184,7 +196,10 @@ import Testing
                     presentedHash: first.hash, sessionID: try await store.sessionID(unnamedRefreshHash: first.hash),
                     newAccessHash: SessionToken.generate().hash, newRefreshHash: SessionToken.generate().hash,
                     accessLifetime: 900, idleLifetime: 30 * 86400, graceWindow: 10, retryBox: [1], now: now.addingTimeInterval(1))
-                guard case .rotated = try await store.rotate(rotation) else { Issue.record("not rotated"); return }
+                guard case .rotated = try await store.rotate(rotation) else {
+                    Issue.record("not rotated")
+                    return
+                }
                 retired.append(first)
                 sessionIDs.append(session.id)
             }
@@ -282,4 +297,3 @@ import Testing
         }
     }
 }
-

@@ -140,7 +140,8 @@ extension StoreSuite {
             let boss = try await store.signIn(
                 IdentityClaims(key: .email("boss@corp.example"), email: "boss@corp.example", emailVerified: true), fallbackName: "Boss", at: now)
             let claimer = try await store.signIn(
-                IdentityClaims(key: IdentityKey(issuer: "https://accounts.google.com", subject: "claims-boss"), email: "boss@corp.example", emailVerified: false),
+                IdentityClaims(
+                    key: IdentityKey(issuer: "https://accounts.google.com", subject: "claims-boss"), email: "boss@corp.example", emailVerified: false),
                 fallbackName: "Mallory", at: now)
             #expect(try await store.accounts(withEmail: "BOSS@corp.example").map(\.user.id) == [boss.id], "the claim alone does not resolve")
             let admin = AdminService(store: store, audit: AuditLog(store: store, now: { now }, logger: Logger(label: "test")), now: { now })
@@ -151,7 +152,9 @@ extension StoreSuite {
                 EmailCodeRecord(codeHash: [1, 2, 3], expiresAt: now.addingTimeInterval(600), guesses: 0, sentAt: now), for: "boss@corp.example",
                 scope: "address", cooldown: 0)
             try await store.deleteUser(id: claimer.id)
-            #expect(try await store.deviceTokenEmail(hash: [7, 7], issuedAfter: .distantPast) == "boss@corp.example", "boss's device survives the claimer's deletion")
+            #expect(
+                try await store.deviceTokenEmail(hash: [7, 7], issuedAfter: .distantPast) == "boss@corp.example",
+                "boss's device survives the claimer's deletion")
             #expect(try await store.emailCodes(for: "boss@corp.example").count == 1, "and so does boss's live code")
 
             try await store.deleteUser(id: boss.id)

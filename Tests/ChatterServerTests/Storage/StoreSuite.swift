@@ -46,7 +46,8 @@ extension ChatterStore {
     let appleAda = IdentityKey(issuer: "https://appleid.apple.com", subject: "001.abc")
 
     func session(for user: User, refreshable: Bool = true, lifetime: Double = 900) -> (NewSession, access: SessionToken, refresh: SessionToken) {
-        let access = SessionToken.generate(), refresh = SessionToken.generate()
+        let access = SessionToken.generate()
+        let refresh = SessionToken.generate()
         let new = NewSession(
             userID: user.id, method: "google", accessHash: access.hash, accessExpiresAt: now.addingTimeInterval(lifetime),
             refreshHash: refreshable ? refresh.hash : nil, createdAt: now, absoluteExpiresAt: now.addingTimeInterval(90 * 86400),
@@ -55,11 +56,15 @@ extension ChatterStore {
     }
 
     /// `session`: the one the presented token names (the store trusts it: only a tagged token can name one).
-    func rotation(_ presented: SessionToken, of session: UUID, at offset: Double, grace: Double = 30) -> (Rotation, access: SessionToken, refresh: SessionToken) {
-        let access = SessionToken.generate(), refresh = SessionToken.generate()
-        return (Rotation(
-            presentedHash: presented.hash, sessionID: session, newAccessHash: access.hash, newRefreshHash: refresh.hash, accessLifetime: 900,
-            idleLifetime: 30 * 86400, graceWindow: grace, retryBox: [1, 2, 3], now: now.addingTimeInterval(offset)), access, refresh)
+    func rotation(_ presented: SessionToken, of session: UUID, at offset: Double, grace: Double = 30) -> (Rotation, access: SessionToken, refresh: SessionToken)
+    {
+        let access = SessionToken.generate()
+        let refresh = SessionToken.generate()
+        return (
+            Rotation(
+                presentedHash: presented.hash, sessionID: session, newAccessHash: access.hash, newRefreshHash: refresh.hash, accessLifetime: 900,
+                idleLifetime: 30 * 86400, graceWindow: grace, retryBox: [1, 2, 3], now: now.addingTimeInterval(offset)), access, refresh
+        )
     }
 
     func lifetimes(idle: Double) -> SessionService.Lifetimes {
@@ -218,7 +223,10 @@ extension ChatterStore {
 
             var (r, newAccess, _) = rotation(refresh, of: native.id, at: 2)
             r.accessTokenNamed = true
-            guard case .rotated = try await store.rotate(r) else { Issue.record("not rotated"); return }
+            guard case .rotated = try await store.rotate(r) else {
+                Issue.record("not rotated")
+                return
+            }
             #expect(try await store.session(accessHash: access.hash, naming: native.id, at: now.addingTimeInterval(3)) == .unknown, "the retired access token")
             guard case .valid = try await store.session(accessHash: newAccess.hash, naming: native.id, at: now.addingTimeInterval(3)) else {
                 Issue.record("the rotated access token was not found")
@@ -235,15 +243,24 @@ extension ChatterStore {
             try await store.createSession(new)
 
             let (r1, access1, second) = rotation(first, of: new.id, at: 10)
-            guard case .rotated(let rotated) = try await store.rotate(r1) else { Issue.record("not rotated"); return }
+            guard case .rotated(let rotated) = try await store.rotate(r1) else {
+                Issue.record("not rotated")
+                return
+            }
             #expect(rotated.sessionID == new.id && rotated.user == user)
             // The rotation reads what the answer shows of the account: the identity ada signed in with.
             #expect(rotated.account.identities.map(\.key) == [ada] && !rotated.account.hasPassword)
             #expect(try await store.session(accessHash: oldAccess.hash, at: now.addingTimeInterval(11)) == .unknown)
-            guard case .valid = try await store.session(accessHash: access1.hash, at: now.addingTimeInterval(11)) else { Issue.record("new access token unknown"); return }
+            guard case .valid = try await store.session(accessHash: access1.hash, at: now.addingTimeInterval(11)) else {
+                Issue.record("new access token unknown")
+                return
+            }
 
             // Within the grace window the retired token replays the rotation; after it, it revokes everything.
-            guard case .retry(_, _, let box, _, _) = try await store.rotate(rotation(first, of: new.id, at: 20).0) else { Issue.record("no retry"); return }
+            guard case .retry(_, _, let box, _, _) = try await store.rotate(rotation(first, of: new.id, at: 20).0) else {
+                Issue.record("no retry")
+                return
+            }
             #expect(box == [1, 2, 3])
             #expect(try await store.rotate(rotation(first, of: new.id, at: 41).0) == .reused(sessionID: new.id, userID: user.id))
             #expect(try await store.sessionCount() == 0)
@@ -339,7 +356,9 @@ extension ChatterStore {
             let mallory = try await store.signIn(IdentityKey(issuer: "x", subject: "m"))
             let sessions = [session(for: user).0, session(for: user).0, session(for: user).0]
             for s in sessions { try await store.createSession(s) }
-            #expect(try await store.sessions(of: user.id).map(\.id).sorted { $0.uuidString < $1.uuidString } == sessions.map(\.id).sorted { $0.uuidString < $1.uuidString })
+            #expect(
+                try await store.sessions(of: user.id).map(\.id).sorted { $0.uuidString < $1.uuidString }
+                    == sessions.map(\.id).sorted { $0.uuidString < $1.uuidString })
             #expect(try await store.revokeSession(id: sessions[0].id, userID: mallory.id) == false, "only the owner can revoke")
             #expect(try await store.revokeSession(id: sessions[0].id, userID: user.id))
             #expect(try await store.revokeSessions(of: user.id, except: sessions[1].id) == 1)
@@ -419,7 +438,8 @@ extension ChatterStore {
         try await backend.withStore { store in
             _ = try await store.hit("old", window: 60, at: now)
             _ = try await store.hit("new", window: 60, at: now.addingTimeInterval(100))
-            _ = try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "a@example.com", scope: "address", cooldown: 60)
+            _ = try await store.storeEmailCode(
+                EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "a@example.com", scope: "address", cooldown: 60)
             try await store.purgeStaleRecords(.before(now.addingTimeInterval(50)))
             #expect(try await store.count("old", window: 1000, at: now.addingTimeInterval(100)) == 0)
             #expect(try await store.count("new", window: 1000, at: now.addingTimeInterval(100)) == 1)
@@ -449,7 +469,8 @@ extension ChatterStore {
             try await store.createSession(new)
             _ = try await store.rotate(rotation(refresh, of: new.id, at: 1).0)
             try await store.addChatt(Chatt(name: "Ada", message: "bye", time: now, userID: user.id))
-            _ = try await store.storeEmailCode(EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "ada@example.com", scope: "address", cooldown: 60)
+            _ = try await store.storeEmailCode(
+                EmailCodeRecord(codeHash: [1], expiresAt: now, guesses: 0, sentAt: now), for: "ada@example.com", scope: "address", cooldown: 60)
             try await store.storeHandoff(codeHash: [7], userID: user.id, expiresAt: now.addingTimeInterval(60))
             let bystander = try await store.signIn(IdentityKey(issuer: "x", subject: "b"))
             try await store.addChatt(Chatt(name: "B", message: "stays", time: now, userID: bystander.id))
@@ -558,7 +579,10 @@ extension ChatterStore {
                     let bad = i == 50
                     let chatt = Chatt(name: "Ada", message: "post \(i)", time: now, userID: bad ? ghost : user.id)
                     group.addTask {
-                        do { try await store.addChatt(chatt); return (bad, nil) } catch { return (bad, error) }
+                        do {
+                            try await store.addChatt(chatt)
+                            return (bad, nil)
+                        } catch { return (bad, error) }
                     }
                 }
                 return await group.reduce(into: [(Bool, (any Error)?)]()) { $0.append($1) }
@@ -625,4 +649,3 @@ extension ChatterStore {
         }
     }
 }
-

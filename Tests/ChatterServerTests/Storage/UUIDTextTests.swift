@@ -14,8 +14,10 @@ import Testing
             #expect(UUID(text: id.text) == id)
             #expect(UUID(text: id.uuidString.lowercased()) == id)
         }
-        let edges = [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
-                     UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
+        let edges = [
+            UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+            UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
+        ]
         for id in edges { #expect(id.text == id.uuidString && UUID(text: id.text) == id) }
     }
 

@@ -77,13 +77,17 @@ struct Harness: Sendable {
             let services = ServerAssembly(
                 configuration: config, store: store, mail: mailTransport ?? mail, googleKeys: HTTPJWKSSource(url: url),
                 appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, now: clock.function, logger: logger)
-            try await LiveService.run(logger: logger, { onServerRunning in
-                ChatterApp.application(configuration: config, services: services, metrics: metrics, onServerRunning: onServerRunning, logger: logger)
-            }) { port in
+            try await LiveService.run(
+                logger: logger,
+                { onServerRunning in
+                    ChatterApp.application(configuration: config, services: services, metrics: metrics, onServerRunning: onServerRunning, logger: logger)
+                }
+            ) { port in
                 try await LiveClient.with(baseURL: "http://127.0.0.1:\(port)") { client in
-                    try await body(Harness(
-                        clock: clock, issuer: issuer, appleIssuer: appleIssuer, store: store, databasePath: location.sqlitePath ?? "",
-                        services: services, mail: mail, client: client))
+                    try await body(
+                        Harness(
+                            clock: clock, issuer: issuer, appleIssuer: appleIssuer, store: store, databasePath: location.sqlitePath ?? "",
+                            services: services, mail: mail, client: client))
                 }
             }
         }

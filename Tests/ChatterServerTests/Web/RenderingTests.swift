@@ -98,27 +98,29 @@ import Testing
             json.dump(out, sys.stdout)
             """
         #if os(Linux)
-        let outcome: ChildProcess.Outcome
-        do {
-            outcome = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script], input: try JSONEncoder().encode(documents), timeout: .seconds(120))
-        } catch {
-            print("skipping the HTML parser check: \(error)")
-            return nil
-        }
-        guard outcome.status == 0 else {
-            print("skipping the HTML parser check: python3 is not here (\(String(decoding: outcome.error.prefix(200), as: UTF8.self)))")
-            return nil
-        }
-        return try JSONDecoder().decode([[String]].self, from: outcome.output)
+            let outcome: ChildProcess.Outcome
+            do {
+                outcome = try await ChildProcess.run(
+                    "/usr/bin/env", ["python3", "-c", script], input: try JSONEncoder().encode(documents), timeout: .seconds(120))
+            } catch {
+                print("skipping the HTML parser check: \(error)")
+                return nil
+            }
+            guard outcome.status == 0 else {
+                print("skipping the HTML parser check: python3 is not here (\(String(decoding: outcome.error.prefix(200), as: UTF8.self)))")
+                return nil
+            }
+            return try JSONDecoder().decode([[String]].self, from: outcome.output)
         #else
-        print("skipping the HTML parser check: it runs on Linux")
-        return nil
+            print("skipping the HTML parser check: it runs on Linux")
+            return nil
         #endif
     }
 
     @Test func everyTemplateKeepsItsElementsAndAttributesInARealHTMLParser() async throws {
         let pages = WebPages(policy: WebPolicy())
-        var documents: [String] = [], labels: [String] = []
+        var documents: [String] = []
+        var labels: [String] = []
         for name in pages.templateNames where name != "layout" {
             for inverted in [false, true] {
                 for value in ["x"] + Self.adversarial {
@@ -177,7 +179,8 @@ import Testing
                 #expect(try await operatorBrowser.post("/admin/users/\(memberID.uuidString)/delete", [], csrf: token).status == .forbidden)
                 #expect(try await operatorBrowser.post("/admin/users/\(memberID.uuidString)/disable", [], csrf: token).status == .forbidden)
             }
-            let operatorAccount = try await h.store.account(id: operatorID), memberAccount = try await h.store.account(id: memberID)
+            let operatorAccount = try await h.store.account(id: operatorID)
+            let memberAccount = try await h.store.account(id: memberID)
             #expect(operatorAccount != nil && memberAccount != nil && memberAccount?.disabledAt == nil)
         }
     }

@@ -93,7 +93,9 @@ import Testing
             #expect(done.status == .seeOther && done.headers[.location] == "/account")
             let cookies = done.headers[values: .setCookie]
             let session = try #require(cookies.first { $0.hasPrefix(SessionAuthenticator.cookieName + "=") })
-            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=\(Int(SignInService.browserLifetime))"] { #expect(session.contains(attribute)) }
+            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=\(Int(SignInService.browserLifetime))"] {
+                #expect(session.contains(attribute))
+            }
             #expect(cookies.contains { $0.hasPrefix(WebVisitor.deviceCookieName + "=") }, "the browser gets a device cookie")
             let account = WebBrowser.text(try await browser.get("/account"))
             #expect(account.contains("ada@example.com") && account.contains("this browser"))
@@ -210,7 +212,8 @@ import Testing
             let code = try #require(h.mail.lastCode(to: "grace@example.com"))
             let weak = try await browser.post("/auth/code/verify", [("code", code), ("displayName", "Grace"), ("password", "password")])
             #expect(weak.status == .badRequest, "a common password is refused, and the code stays usable")
-            let done = try await browser.post("/auth/code/verify", [("code", code), ("displayName", "Grace Hopper"), ("password", "a long and unusual phrase")])
+            let done = try await browser.post(
+                "/auth/code/verify", [("code", code), ("displayName", "Grace Hopper"), ("password", "a long and unusual phrase")])
             #expect(done.status == .seeOther)
             #expect(WebBrowser.text(try await browser.get("/")).contains("Grace Hopper"))
             #expect(try await browser.post("/account/signout", [("scope", "this")]).headers[.location] == "/?notice=signed-out")
@@ -252,8 +255,10 @@ import Testing
             #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
             h.clock.advance(by: 61)
             _ = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "ada@example.com"))
-            let phone = try h.decode(SessionResponse.self, try await h.post(
-                NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: try #require(h.mail.lastCode(to: "ada@example.com")))))
+            let phone = try h.decode(
+                SessionResponse.self,
+                try await h.post(
+                    NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: try #require(h.mail.lastCode(to: "ada@example.com")))))
             let account = WebBrowser.text(try await browser.get("/account"))
             #expect(account.contains("/account/sessions/\(phone.sessionID)/revoke"))
             #expect(try await browser.post("/account/sessions/\(phone.sessionID)/revoke", []).status == .seeOther)

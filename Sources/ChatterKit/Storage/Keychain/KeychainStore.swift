@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Security)
-import Security
+    import Security
 #endif
 
 /// Secrets as Keychain generic-password items: this device only, never synchronized, readable

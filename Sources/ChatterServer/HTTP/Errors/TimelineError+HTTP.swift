@@ -7,7 +7,8 @@ extension TimelineError: APIErrorConvertible {
         case .anonymousPostingDisabled:
             APIError(
                 .forbidden, .anonymousPostingDisabled,
-                "Anonymous posting is off because it lets anyone post under any name. Sign in and use /postauth, or start chatterd with --allow-anonymous-posting (CHATTERD_ALLOW_ANONYMOUS_POSTING=1) to enable it.")
+                "Anonymous posting is off because it lets anyone post under any name. Sign in and use /postauth, or start chatterd with --allow-anonymous-posting (CHATTERD_ALLOW_ANONYMOUS_POSTING=1) to enable it."
+            )
         case .emptyMessage: APIError(.badRequest, .emptyMessage, "Write something before posting.")
         case .invalidLimit: APIError(.badRequest, .invalidLimit, "\"limit\" must be between 1 and \(Timeline.maximumPage).")
         case .invalidCursor: APIError(.badRequest, .invalidCursor, "\"before\" must be a chatt id.")

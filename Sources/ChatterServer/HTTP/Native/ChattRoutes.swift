@@ -10,7 +10,8 @@ struct ChattRoutes {
     func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         router.get(RouterPath(NativePath.chatts)) { request, _ in
             let query = request.uri.queryParameters
-            let limit = try Timeline.pageSize(query.get("limit")), before = try Timeline.cursor(query.get("before"))
+            let limit = try Timeline.pageSize(query.get("limit"))
+            let before = try Timeline.cursor(query.get("before"))
             return JSONResponse.make(bytes: try await timeline.pageJSON(before: before, limit: limit))
         }
         signedIn.post(RouterPath(NativePath.chatts)) { request, context in

@@ -16,7 +16,8 @@ struct EmailCodeRoutes {
         }
         router.post(RouterPath(NativePath.emailVerify)) { request, context in
             let body = try await request.decodeJSON(EmailVerifyRequest.self, context: context)
-            let email = try EmailCodeFlow.address(body.email), client = context.client(request)
+            let email = try EmailCodeFlow.address(body.email)
+            let client = context.client(request)
             let user = try await emailCodes.signIn(email: email, code: body.code, client: client)
             return JSONResponse.make(try await signIn.native(user, method: .email, client: client, deviceFor: email))
         }

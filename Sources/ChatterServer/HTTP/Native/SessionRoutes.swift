@@ -27,11 +27,12 @@ struct SessionRoutes {
         }
         signedIn.get(RouterPath(NativePath.sessions)) { _, context in
             let session = try context.requireSession()
-            return JSONResponse.make(try await accounts.sessions(of: session.user).map {
-                SessionInfo(
-                    id: $0.id.uuidString, userAgent: $0.userAgent, createdAt: $0.createdAt.timeIntervalSince1970,
-                    lastUsedAt: $0.lastUsedAt.timeIntervalSince1970, current: $0.id == session.sessionID)
-            })
+            return JSONResponse.make(
+                try await accounts.sessions(of: session.user).map {
+                    SessionInfo(
+                        id: $0.id.uuidString, userAgent: $0.userAgent, createdAt: $0.createdAt.timeIntervalSince1970,
+                        lastUsedAt: $0.lastUsedAt.timeIntervalSince1970, current: $0.id == session.sessionID)
+                })
         }
         signedIn.delete(RouterPath(NativePath.sessions + "/:id")) { request, context in
             try await accounts.revoke(

@@ -3,9 +3,9 @@ import NIOPosix
 import NIOSSL
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One SMTP session on a NIO channel: strictly one command, then its reply, each under the command

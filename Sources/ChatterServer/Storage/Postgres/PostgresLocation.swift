@@ -79,11 +79,12 @@ public struct PostgresLocation: Sendable, Equatable {
             configuration = .init(
                 unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
         } else {
-            let tls: PostgresClient.Configuration.TLS = switch self.tls {
-            case .disable: .disable
-            case .prefer: .prefer(Self.unverified)
-            case .require: .require(.makeClientConfiguration())
-            }
+            let tls: PostgresClient.Configuration.TLS =
+                switch self.tls {
+                case .disable: .disable
+                case .prefer: .prefer(Self.unverified)
+                case .require: .require(.makeClientConfiguration())
+                }
             configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
         }
         configuration.options.additionalStartupParameters = startupParameters
@@ -96,11 +97,12 @@ public struct PostgresLocation: Sendable, Equatable {
             configuration = .init(
                 unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
         } else {
-            let tls: PostgresConnection.Configuration.TLS = switch self.tls {
-            case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: Self.unverified))
-            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            }
+            let tls: PostgresConnection.Configuration.TLS =
+                switch self.tls {
+                case .disable: .disable
+                case .prefer: .prefer(try NIOSSLContext(configuration: Self.unverified))
+                case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                }
             configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
         }
         configuration.options.additionalStartupParameters = startupParameters

@@ -145,12 +145,12 @@ enum PostgresMigrations {
                 key bytea NOT NULL,
                 untagged_until timestamptz NOT NULL
             )
-            """,
+            """
         ],
         // 3: one counter of every change to the timeline, bumped in the statement that posts or deletes
         // chatts, so `timelineStamp()` reads one row (it counted the newest 1,000 chatts on every read).
         [
-            "ALTER TABLE chatt_deletions RENAME TO timeline_version",
+            "ALTER TABLE chatt_deletions RENAME TO timeline_version"
         ],
         // 4: administration: accounts an operator disabled or marked as operators, who did what in the audit
         // log, and reading it by time.

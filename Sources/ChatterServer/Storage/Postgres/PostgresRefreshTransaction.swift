@@ -10,7 +10,8 @@ struct PostgresRefreshTransaction: RefreshTransaction {
     // PostgreSQL keeps a unique index on the current refresh hash and every retired one by hash, so it finds
     // a presented token by its hash whether or not it names its session.
     func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID)? {
-        try await db.rows("SELECT id, user_id FROM sessions WHERE refresh_hash = \(presented.presentedHash.bytea) FOR UPDATE", logger: logger).first.map { row in
+        try await db.rows("SELECT id, user_id FROM sessions WHERE refresh_hash = \(presented.presentedHash.bytea) FOR UPDATE", logger: logger).first.map {
+            row in
             (try row.value("id"), try row.value("user_id"))
         }
     }

@@ -16,7 +16,8 @@ extension PostgresStore {
             WHERE \(pattern)::text IS NULL OR u.display_name ILIKE \(pattern) OR u.id::text ILIKE \(pattern)
                 OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.email ILIKE \(pattern))
             ORDER BY u.created_at DESC, u.id LIMIT \(limit)
-            """, keepsSessionCache: true).map(AccountRecord.init(row:))
+            """, keepsSessionCache: true
+        ).map(AccountRecord.init(row:))
     }
 
     public func account(id: UUID) async throws -> AccountRecord? {
@@ -28,7 +29,8 @@ extension PostgresStore {
             """
             SELECT \(unescaped: Self.accountColumns) FROM users u
             WHERE u.id IN (SELECT user_id FROM identities WHERE lower(email) = lower(\(email)) AND email_verified) ORDER BY u.created_at, u.id
-            """, keepsSessionCache: true).map(AccountRecord.init(row:))
+            """, keepsSessionCache: true
+        ).map(AccountRecord.init(row:))
     }
 
     /// The update locks the account's row, so a sign-in inserting a session (which holds it `FOR SHARE`,
@@ -39,9 +41,11 @@ extension PostgresStore {
             return try await rows("UPDATE users SET disabled_at = NULL WHERE id = \(userID) RETURNING id", keepsSessionCache: true).isEmpty ? nil : 0
         }
         return try await transaction { [logger] db -> Int? in
-            guard try await !db.rows(
-                "UPDATE users SET disabled_at = coalesce(disabled_at, \(now)) WHERE id = \(userID) RETURNING id", logger: logger
-            ).isEmpty else { return nil }
+            guard
+                try await !db.rows(
+                    "UPDATE users SET disabled_at = coalesce(disabled_at, \(now)) WHERE id = \(userID) RETURNING id", logger: logger
+                ).isEmpty
+            else { return nil }
             try await db.rows("DELETE FROM web_handoffs WHERE user_id = \(userID)", logger: logger)
             return try await db.rows("DELETE FROM sessions WHERE user_id = \(userID) RETURNING id", logger: logger).count
         }

@@ -4,7 +4,8 @@ import PostgresNIO
 // None of these tables says anything about a session, so their writes keep the session cache.
 extension PostgresStore {
     public func emailCodes(for email: String) async throws -> [EmailCodeRecord] {
-        try await rows("SELECT code_hash, expires_at, attempts, sent_at FROM email_codes WHERE email = \(email) ORDER BY id", keepsSessionCache: true).map { row in
+        try await rows("SELECT code_hash, expires_at, attempts, sent_at FROM email_codes WHERE email = \(email) ORDER BY id", keepsSessionCache: true).map {
+            row in
             EmailCodeRecord(
                 codeHash: try row.bytes("code_hash"), expiresAt: try row.value("expires_at"), guesses: try row.value("attempts"),
                 sentAt: try row.value("sent_at"))
@@ -20,25 +21,26 @@ extension PostgresStore {
         let stored = try await transaction(keepsSessionCache: true) { [logger] db in
             try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\("email-codes:" + email), 0))", logger: logger)
             return try await db.query(
-            """
-            WITH gate AS (
-                INSERT INTO email_code_sends AS s (email, scope, sent_at)
-                SELECT \(email), \(scope), \(record.sentAt)
-                WHERE (SELECT count(*) FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)) < \(min(maximumLive, Int(Int32.max)))
-                ON CONFLICT (email, scope) DO UPDATE SET sent_at = excluded.sent_at
-                    WHERE s.sent_at <= \(record.sentAt.addingTimeInterval(-cooldown))
-                RETURNING 1
-            )
-            INSERT INTO email_codes (email, scope, code_hash, expires_at, attempts, sent_at)
-            SELECT \(email), \(scope), \(record.codeHash.bytea), \(record.expiresAt), \(record.guesses), \(record.sentAt) FROM gate
-            RETURNING id
-            """, logger: logger
+                """
+                WITH gate AS (
+                    INSERT INTO email_code_sends AS s (email, scope, sent_at)
+                    SELECT \(email), \(scope), \(record.sentAt)
+                    WHERE (SELECT count(*) FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)) < \(min(maximumLive, Int(Int32.max)))
+                    ON CONFLICT (email, scope) DO UPDATE SET sent_at = excluded.sent_at
+                        WHERE s.sent_at <= \(record.sentAt.addingTimeInterval(-cooldown))
+                    RETURNING 1
+                )
+                INSERT INTO email_codes (email, scope, code_hash, expires_at, attempts, sent_at)
+                SELECT \(email), \(scope), \(record.codeHash.bytea), \(record.expiresAt), \(record.guesses), \(record.sentAt) FROM gate
+                RETURNING id
+                """, logger: logger
             ).collect().count
         }
         guard stored == 0 else { return nil }
         // Refused: how long is left only shapes the message. At the cap, it is until the oldest live code expires.
         if let live = try await rows(
-            "SELECT count(*) AS n, min(expires_at) AS first FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)", keepsSessionCache: true).first, try live.value("n", as: Int.self) >= maximumLive, let first = try live.value("first", as: Date?.self) {
+            "SELECT count(*) AS n, min(expires_at) AS first FROM email_codes WHERE email = \(email) AND expires_at > \(record.sentAt)", keepsSessionCache: true
+        ).first, try live.value("n", as: Int.self) >= maximumLive, let first = try live.value("first", as: Date?.self) {
             return max(1, first.timeIntervalSince(record.sentAt))
         }
         let last = try await rows("SELECT sent_at FROM email_code_sends WHERE email = \(email) AND scope = \(scope)", keepsSessionCache: true).first?
@@ -52,7 +54,8 @@ extension PostgresStore {
             """
             UPDATE email_codes SET attempts = attempts + 1 WHERE email = \(email) AND expires_at > \(now) AND attempts < \(maximumGuesses)
             RETURNING code_hash
-            """, keepsSessionCache: true).map { try $0.bytes("code_hash") }
+            """, keepsSessionCache: true
+        ).map { try $0.bytes("code_hash") }
     }
 
     public func consumeEmailCode(for email: String, codeHash: [UInt8]) async throws -> Bool {
@@ -63,7 +66,8 @@ extension PostgresStore {
                 others AS (DELETE FROM email_codes WHERE email = \(email) AND code_hash <> \(codeHash.bytea) AND EXISTS (SELECT 1 FROM used)),
                 sends AS (DELETE FROM email_code_sends WHERE email = \(email) AND EXISTS (SELECT 1 FROM used))
             SELECT id FROM used
-            """, keepsSessionCache: true).isEmpty
+            """, keepsSessionCache: true
+        ).isEmpty
     }
 
     /// One statement: its DELETE sees the table as it was, so it keeps the newest `keeping − 1` of the
@@ -78,7 +82,8 @@ extension PostgresStore {
     }
 
     public func deviceTokenEmail(hash: [UInt8], issuedAfter: Date) async throws -> String? {
-        try await rows("SELECT email FROM device_tokens WHERE hash = \(hash.bytea) AND created_at > \(issuedAfter)", keepsSessionCache: true).first?.value("email")
+        try await rows("SELECT email FROM device_tokens WHERE hash = \(hash.bytea) AND created_at > \(issuedAfter)", keepsSessionCache: true).first?.value(
+            "email")
     }
 
     public func deleteDeviceTokens(userID: UUID) async throws -> Int {
@@ -86,12 +91,14 @@ extension PostgresStore {
             """
             DELETE FROM device_tokens WHERE email IN
                 (SELECT email FROM identities WHERE user_id = \(userID) AND email IS NOT NULL AND email_verified) RETURNING hash
-            """, keepsSessionCache: true).count
+            """, keepsSessionCache: true
+        ).count
     }
 
     public func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool {
         try await !rows(
-            "INSERT INTO seen_notifications (jti, expires_at) VALUES (\(jti), \(expiresAt)) ON CONFLICT (jti) DO NOTHING RETURNING jti", keepsSessionCache: true).isEmpty
+            "INSERT INTO seen_notifications (jti, expires_at) VALUES (\(jti), \(expiresAt)) ON CONFLICT (jti) DO NOTHING RETURNING jti", keepsSessionCache: true
+        ).isEmpty
     }
 
     public func hit(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -103,7 +110,8 @@ extension PostgresStore {
                 count = CASE WHEN r.window_start <= \(cutoff) THEN 1 ELSE r.count + 1 END,
                 window_start = CASE WHEN r.window_start <= \(cutoff) THEN \(now) ELSE r.window_start END
             RETURNING count
-            """, keepsSessionCache: true).first?.value("count") ?? 1
+            """, keepsSessionCache: true
+        ).first?.value("count") ?? 1
     }
 
     public func count(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -133,14 +141,17 @@ extension PostgresStore {
     }
 
     public func redeemHandoff(codeHash: [UInt8], at now: Date) async throws -> UUID? {
-        guard let row = try await rows("DELETE FROM web_handoffs WHERE code_hash = \(codeHash.bytea) RETURNING user_id, expires_at", keepsSessionCache: true).first,
+        guard
+            let row = try await rows("DELETE FROM web_handoffs WHERE code_hash = \(codeHash.bytea) RETURNING user_id, expires_at", keepsSessionCache: true)
+                .first,
             now < (try row.value("expires_at", as: Date.self))
         else { return nil }
         return try row.value("user_id")
     }
 
     public func handoffUser(codeHash: [UInt8], at now: Date) async throws -> UUID? {
-        try await rows("SELECT user_id FROM web_handoffs WHERE code_hash = \(codeHash.bytea) AND expires_at > \(now)", keepsSessionCache: true).first?.value("user_id")
+        try await rows("SELECT user_id FROM web_handoffs WHERE code_hash = \(codeHash.bytea) AND expires_at > \(now)", keepsSessionCache: true).first?.value(
+            "user_id")
     }
 
     public func record(_ event: AuditEvent) async throws {
@@ -159,7 +170,8 @@ extension PostgresStore {
             WHERE (\(filter.userID)::uuid IS NULL OR user_id = \(filter.userID)) AND (cardinality(\(filter.events)::text[]) = 0 OR event = ANY(\(filter.events)))
                 AND (\(filter.since)::timestamptz IS NULL OR at >= \(filter.since)) AND (\(filter.until)::timestamptz IS NULL OR at < \(filter.until))
             ORDER BY seq DESC LIMIT \(filter.limit)
-            """, keepsSessionCache: true).map { row in
+            """, keepsSessionCache: true
+        ).map { row in
             AuditEvent(
                 at: try row.value("at"), event: try row.value("event"), userID: try row.value("user_id"), method: try row.value("method"),
                 client: ClientInfo(ip: try row.value("ip"), userAgent: try row.value("user_agent")), detail: try row.value("detail"),
@@ -192,7 +204,8 @@ extension PostgresStore {
         }
         // The version moves in the posts' own transaction, so a stamp read after their commit sees it. One
         // batch at a time per instance; instances posting at once queue on its row for the batch's commit.
-        let sql = "WITH added AS (INSERT INTO chatts (id, user_id, name, message, created_at) VALUES " + tuples.joined(separator: ", ")
+        let sql =
+            "WITH added AS (INSERT INTO chatts (id, user_id, name, message, created_at) VALUES " + tuples.joined(separator: ", ")
             + " RETURNING 1) UPDATE timeline_version SET n = n + 1"
         // An account deletion racing the batch may deadlock with it (see `deleteUser`): the batch is tried again.
         try await retryingDeadlocks { try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) }
@@ -207,7 +220,8 @@ extension PostgresStore {
             """
             SELECT id, user_id, name, message, created_at FROM chatts
             WHERE \(before)::uuid IS NULL OR seq < (SELECT seq FROM chatts WHERE id = \(before)) ORDER BY seq DESC LIMIT \(limit)
-            """, keepsSessionCache: true).map(Chatt.init(row:))
+            """, keepsSessionCache: true
+        ).map(Chatt.init(row:))
     }
 
     public func chattCount() async throws -> Int { try await count("chatts") }
@@ -215,7 +229,9 @@ extension PostgresStore {
     /// `timeline_version`'s one counter, raised by the statement that posts a batch of chatts or deletes
     /// an account's (migration 3): one row, far cheaper than the answers it guards.
     public func timelineStamp() async throws -> TimelineStamp {
-        guard let row = try await rows("SELECT n FROM timeline_version", keepsSessionCache: true).first else { throw StoreError.corruptRow("no timeline_version row") }
+        guard let row = try await rows("SELECT n FROM timeline_version", keepsSessionCache: true).first else {
+            throw StoreError.corruptRow("no timeline_version row")
+        }
         return TimelineStamp([try row.value("n")])
     }
 }

@@ -116,9 +116,11 @@ extension PostgresStore {
         var rotated: [Rotation: RotatedSession] = [:]
         for row in rows {
             guard let rotation = byNewRefreshHash[try row.bytes("refresh_hash")] else { continue }
-            var session = try rotated[rotation] ?? RotatedSession(
-                sessionID: row.value("session_id"), user: User(row: row), account: AccountSummary(identities: [], hasPassword: row.value("has_password")),
-                accessExpiresAt: row.value("access_expires_at"), absoluteExpiresAt: row.value("absolute_expires_at"))
+            var session =
+                try rotated[rotation]
+                ?? RotatedSession(
+                    sessionID: row.value("session_id"), user: User(row: row), account: AccountSummary(identities: [], hasPassword: row.value("has_password")),
+                    accessExpiresAt: row.value("access_expires_at"), absoluteExpiresAt: row.value("absolute_expires_at"))
             if try row.value("issuer", as: String?.self) != nil { session.account.identities.append(try Identity(row: row)) }
             rotated[rotation] = session
         }
@@ -130,12 +132,14 @@ extension PostgresStore {
     }
 
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
-        try await rows("SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = \(userID) ORDER BY created_at", keepsSessionCache: true)
-            .map { row in
-                SessionRecord(
-                    id: try row.value("id"), method: try row.value("method"), userAgent: try row.value("user_agent"), ip: try row.value("ip"),
-                    createdAt: try row.value("created_at"), lastUsedAt: try row.value("last_used_at"))
-            }
+        try await rows(
+            "SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = \(userID) ORDER BY created_at", keepsSessionCache: true
+        )
+        .map { row in
+            SessionRecord(
+                id: try row.value("id"), method: try row.value("method"), userAgent: try row.value("user_agent"), ip: try row.value("ip"),
+                createdAt: try row.value("created_at"), lastUsedAt: try row.value("last_used_at"))
+        }
     }
 
     public func revokeSession(id: UUID, userID: UUID) async throws -> Bool {

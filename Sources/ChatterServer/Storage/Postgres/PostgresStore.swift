@@ -128,7 +128,8 @@ public final class PostgresStore: ChatterStore {
     }
 
     public func schemaVersion() async throws -> (applied: Int, known: Int) {
-        let applied = try await rows("SELECT coalesce(max(version), 0) AS version FROM schema_migrations", keepsSessionCache: true).first?.value("version", as: Int.self)
+        let applied = try await rows("SELECT coalesce(max(version), 0) AS version FROM schema_migrations", keepsSessionCache: true).first?.value(
+            "version", as: Int.self)
         return (applied ?? 0, PostgresMigrations.all.count)
     }
 

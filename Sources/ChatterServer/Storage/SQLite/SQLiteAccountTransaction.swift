@@ -27,8 +27,10 @@ struct SQLiteAccountTransaction: AccountTransaction {
     func insertIdentity(_ identity: Identity, userID: UUID, at now: Date) async throws {
         _ = try await db.query(
             "INSERT INTO identities (issuer, subject, user_id, email, email_verified, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [.text(identity.key.issuer), .text(identity.key.subject), .uuid(userID), identity.email.map(SQLiteData.text) ?? .null,
-             .bool(identity.emailVerified), .time(now)])
+            [
+                .text(identity.key.issuer), .text(identity.key.subject), .uuid(userID), identity.email.map(SQLiteData.text) ?? .null,
+                .bool(identity.emailVerified), .time(now),
+            ])
     }
 
     func setDisplayName(_ name: String, userID: UUID) async throws {

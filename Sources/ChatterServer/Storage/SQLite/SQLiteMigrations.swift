@@ -180,7 +180,7 @@ enum SQLiteMigrations {
             BEGIN
                 INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) VALUES (old.refresh_hash, old.id, new.rotated_at);
             END
-            """,
+            """
         ],
         // 4: the key session tokens are tagged with (its row is written by `SQLiteStore.open`).
         [
@@ -190,7 +190,7 @@ enum SQLiteMigrations {
                 key BLOB NOT NULL,
                 untagged_until REAL NOT NULL
             )
-            """,
+            """
         ],
         // 5: retired refresh tokens in one B-tree keyed by their hash, plus an index on time, which a rotation
         // appends to. The table and its index by session took three pages a rotation, two of them random;

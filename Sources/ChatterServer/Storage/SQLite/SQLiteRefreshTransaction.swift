@@ -9,11 +9,12 @@ struct SQLiteRefreshTransaction: RefreshTransaction {
     let ended: SessionsEnded
 
     func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID)? {
-        let rows = if let id = presented.sessionID {
-            try await db.query("SELECT id, user_id FROM sessions WHERE id = ? AND refresh_hash = ?", [.uuid(id), .bytes(presented.presentedHash)])
-        } else {
-            try await db.query("SELECT id, user_id FROM sessions WHERE refresh_hash = ? AND refresh_unnamed = 1", [.bytes(presented.presentedHash)])
-        }
+        let rows =
+            if let id = presented.sessionID {
+                try await db.query("SELECT id, user_id FROM sessions WHERE id = ? AND refresh_hash = ?", [.uuid(id), .bytes(presented.presentedHash)])
+            } else {
+                try await db.query("SELECT id, user_id FROM sessions WHERE refresh_hash = ? AND refresh_unnamed = 1", [.bytes(presented.presentedHash)])
+            }
         return try rows.first.map { row in (try row.uuid("id"), try row.uuid("user_id")) }
     }
 

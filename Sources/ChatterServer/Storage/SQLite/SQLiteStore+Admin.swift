@@ -39,9 +39,11 @@ extension SQLiteStore {
         }
         return try await durable {
             try await transaction { db -> Int? in
-                guard try await !db.query(
-                    "UPDATE users SET disabled_at = coalesce(disabled_at, ?) WHERE id = ? RETURNING id", [.time(now), .uuid(userID)]
-                ).isEmpty else { return nil }
+                guard
+                    try await !db.query(
+                        "UPDATE users SET disabled_at = coalesce(disabled_at, ?) WHERE id = ? RETURNING id", [.time(now), .uuid(userID)]
+                    ).isEmpty
+                else { return nil }
                 _ = try await db.query("DELETE FROM web_handoffs WHERE user_id = ?", [.uuid(userID)])
                 return try await db.query("DELETE FROM sessions WHERE user_id = ? RETURNING id", [.uuid(userID)]).count
             }

@@ -24,8 +24,10 @@ extension SQLiteStore {
                 AND (SELECT count(*) FROM email_codes WHERE email = ?1 AND expires_at > ?6) < ?8
             RETURNING id
             """,
-            [.text(email), .text(scope), .bytes(record.codeHash), .time(record.expiresAt), .integer(record.guesses), .time(record.sentAt),
-             .float(cooldown), .integer(min(maximumLive, Int(Int32.max)))],
+            [
+                .text(email), .text(scope), .bytes(record.codeHash), .time(record.expiresAt), .integer(record.guesses), .time(record.sentAt),
+                .float(cooldown), .integer(min(maximumLive, Int(Int32.max))),
+            ],
             keepsSessionCache: true)
         guard stored.isEmpty else { return nil }
         // Refused: how long is left only shapes the message. At the cap, it is until the oldest live code expires.
@@ -100,7 +102,8 @@ extension SQLiteStore {
                 count = CASE WHEN ?2 - window_start >= ?3 THEN 1 ELSE count + 1 END,
                 window_start = CASE WHEN ?2 - window_start >= ?3 THEN ?2 ELSE window_start END
             RETURNING count
-            """, [.text(key), .time(now), .float(window)], keepsSessionCache: true).first?.column("count")?.integer ?? 1
+            """, [.text(key), .time(now), .float(window)], keepsSessionCache: true
+        ).first?.column("count")?.integer ?? 1
     }
 
     public func count(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -132,14 +135,20 @@ extension SQLiteStore {
     }
 
     public func redeemHandoff(codeHash: [UInt8], at now: Date) async throws -> UUID? {
-        guard let row = try await write(
-            "DELETE FROM web_handoffs WHERE code_hash = ? RETURNING user_id, expires_at", [.bytes(codeHash)], keepsSessionCache: true).first, now < (try row.date("expires_at")) else { return nil }
+        guard
+            let row = try await write(
+                "DELETE FROM web_handoffs WHERE code_hash = ? RETURNING user_id, expires_at", [.bytes(codeHash)], keepsSessionCache: true
+            ).first, now < (try row.date("expires_at"))
+        else { return nil }
         return try row.uuid("user_id")
     }
 
     public func handoffUser(codeHash: [UInt8], at now: Date) async throws -> UUID? {
-        guard let row = try await reader.query(
-            "SELECT user_id FROM web_handoffs WHERE code_hash = ? AND expires_at > ?", [.bytes(codeHash), .time(now)]).first else { return nil }
+        guard
+            let row = try await reader.query(
+                "SELECT user_id FROM web_handoffs WHERE code_hash = ? AND expires_at > ?", [.bytes(codeHash), .time(now)]
+            ).first
+        else { return nil }
         return try row.uuid("user_id")
     }
 
@@ -151,20 +160,32 @@ extension SQLiteStore {
     static let auditColumns = ["at", "event", "user_id", "method", "ip", "user_agent", "detail", "actor"]
 
     static func binds(_ event: AuditEvent) -> [SQLiteData] {
-        [.time(event.at), .text(event.event), event.userID.map(SQLiteData.uuid) ?? .null, event.method.map(SQLiteData.text) ?? .null,
-         event.client.ip.map(SQLiteData.text) ?? .null, event.client.userAgent.map(SQLiteData.text) ?? .null,
-         event.detail.map(SQLiteData.text) ?? .null, event.actor.map { SQLiteData.text($0.description) } ?? .null]
+        [
+            .time(event.at), .text(event.event), event.userID.map(SQLiteData.uuid) ?? .null, event.method.map(SQLiteData.text) ?? .null,
+            event.client.ip.map(SQLiteData.text) ?? .null, event.client.userAgent.map(SQLiteData.text) ?? .null,
+            event.detail.map(SQLiteData.text) ?? .null, event.actor.map { SQLiteData.text($0.description) } ?? .null,
+        ]
     }
 
     public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
-        var conditions: [String] = [], binds: [SQLiteData] = []
-        if let user = filter.userID { conditions.append("user_id = ?"); binds.append(.uuid(user)) }
+        var conditions: [String] = []
+        var binds: [SQLiteData] = []
+        if let user = filter.userID {
+            conditions.append("user_id = ?")
+            binds.append(.uuid(user))
+        }
         if !filter.events.isEmpty {
             conditions.append("event IN (\(Array(repeating: "?", count: filter.events.count).joined(separator: ", ")))")
             binds += filter.events.map(SQLiteData.text)
         }
-        if let since = filter.since { conditions.append("at >= ?"); binds.append(.time(since)) }
-        if let until = filter.until { conditions.append("at < ?"); binds.append(.time(until)) }
+        if let since = filter.since {
+            conditions.append("at >= ?")
+            binds.append(.time(since))
+        }
+        if let until = filter.until {
+            conditions.append("at < ?")
+            binds.append(.time(until))
+        }
         let rows = try await reader.query(
             """
             SELECT at, event, user_id, method, ip, user_agent, detail, actor FROM audit_events

@@ -31,9 +31,11 @@ extension SQLiteStore {
     ]
 
     static func binds(_ s: NewSession) -> [SQLiteData] {
-        [.uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
-         s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
-         s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null, .integer(s.accessTokenNamed ? 0 : 1)]
+        [
+            .uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
+            s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
+            s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null, .integer(s.accessTokenNamed ? 0 : 1),
+        ]
     }
 
     public func session(accessHash: [UInt8], at now: Date) async throws -> SessionLookup {
@@ -77,7 +79,8 @@ extension SQLiteStore {
                 s.last_used_at, \(userColumns)
             FROM sessions s JOIN users u ON u.id = s.user_id
             """
-        let ids = keys.compactMap(\.session), hashes = keys.filter { $0.session == nil }.map(\.hash)
+        let ids = keys.compactMap(\.session)
+        let hashes = keys.filter { $0.session == nil }.map(\.hash)
         var rows: [SQLiteRow] = []
         if !ids.isEmpty {
             rows += try await db.query(
@@ -156,9 +159,11 @@ extension SQLiteStore {
                 RETURNING id, user_id, refresh_hash, access_expires_at, absolute_expires_at
                 """,
                 batch.flatMap { r in
-                    [r.sessionID.map(SQLiteData.uuid) ?? .null, .bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash),
-                     .time(r.now.addingTimeInterval(r.accessLifetime)), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime)),
-                     .bytes(r.retryBox), .integer(r.accessTokenNamed ? 0 : 1)] as [SQLiteData]
+                    [
+                        r.sessionID.map(SQLiteData.uuid) ?? .null, .bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash),
+                        .time(r.now.addingTimeInterval(r.accessLifetime)), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime)),
+                        .bytes(r.retryBox), .integer(r.accessTokenNamed ? 0 : 1),
+                    ] as [SQLiteData]
                 })
         }
         guard !rows.isEmpty else { return [:] }

@@ -87,7 +87,8 @@ extension SQLiteStore {
         _ = try await db.query(
             "DELETE FROM email_codes WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1)", [.uuid(id)])
         _ = try await db.query(
-            "DELETE FROM device_tokens WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1)", [.uuid(id)])
+            "DELETE FROM device_tokens WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1)",
+            [.uuid(id)])
         let counters = RateLimitKeys.naming(id)
         _ = try await db.query("DELETE FROM rate_limits WHERE key IN (?, ?, ?)", counters.map { .text($0) })
         _ = try await db.query("DELETE FROM chatts WHERE user_id = ?", [.uuid(id)])
@@ -101,9 +102,11 @@ extension SQLiteStore {
     }
 
     public func setPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws {
-        _ = try await durable { try await write(
-            "INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at",
-            [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true) }
+        _ = try await durable {
+            try await write(
+                "INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at",
+                [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true)
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 import NIOCore
 import SQLiteNIO
+import ServiceLifecycle
 
 /// The embedded default store: one SQLite file in WAL mode.
 ///

@@ -11,7 +11,10 @@ import Testing
     static let rawNonce = "c2b3f1a9-raw-nonce"
     static var hashedNonce: String { SHA256.hash(data: Array(rawNonce.utf8)).map { String(format: "%02x", $0) }.joined() }
 
-    func appleToken(_ h: Harness, subject: String = "001234.abcdef.1234", nonce: String? = hashedNonce, email: String? = "ada@privaterelay.appleid.com", verified: Any = "true") throws -> String {
+    func appleToken(
+        _ h: Harness, subject: String = "001234.abcdef.1234", nonce: String? = hashedNonce, email: String? = "ada@privaterelay.appleid.com",
+        verified: Any = "true"
+    ) throws -> String {
         var claims: [String: Any] = [
             "iss": "https://appleid.apple.com", "aud": Harness.appleClientID, "sub": subject,
             "iat": Int(h.clock.now.timeIntervalSince1970), "exp": Int(h.clock.now.timeIntervalSince1970) + 600,
@@ -102,10 +105,12 @@ import Testing
         try await Harness.run { h async throws in
             let google = try await h.nativeSignIn(email: "ada@example.com")
             let unverified = try appleToken(h, email: "ada@example.com", verified: false)
-            let apple = try h.decode(SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: unverified, rawNonce: Self.rawNonce)))
+            let apple = try h.decode(
+                SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: unverified, rawNonce: Self.rawNonce)))
             #expect(apple.user.id != google.user.id)
             let verified = try appleToken(h, subject: "other.apple.user", email: "ada@example.com", verified: true)
-            let linked = try h.decode(SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: verified, rawNonce: Self.rawNonce)))
+            let linked = try h.decode(
+                SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: verified, rawNonce: Self.rawNonce)))
             #expect(linked.user.id == google.user.id)
             #expect(linked.user.methods == ["apple", "google"])
         }
@@ -132,7 +137,9 @@ import Testing
         #expect(identity.subject == "000401.d8aad721791f4caba19507422b094c48.0652")
         #expect(identity.emailVerified, "email_verified arrives as the string \"true\"")
         let late: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_624_380_891) }
-        let expired = IDTokenVerifier(provider: verifier.provider, keys: JWKSCache(source: FileJWKSSource(path: Vectors.path("apple/apple_YuyXoY_1624294491.jwks.json")), algorithms: ["RS256"], now: late), now: late)
+        let expired = IDTokenVerifier(
+            provider: verifier.provider,
+            keys: JWKSCache(source: FileJWKSSource(path: Vectors.path("apple/apple_YuyXoY_1624294491.jwks.json")), algorithms: ["RS256"], now: late), now: late)
         await #expect(throws: TokenRejected.self) { try await expired.verify(token) }
     }
 
@@ -147,9 +154,10 @@ import Testing
         ) { h async throws in
             let user = try await h.store.signIn(IdentityKey(issuer: "https://appleid.apple.com", subject: subject), "Apple User")
             let token = SessionToken.generate(signedWith: h.store.tokenKey)
-            try await h.store.createSession(NewSession(
-                userID: user.id, method: "apple", accessHash: token.hash, accessExpiresAt: clock.now.addingTimeInterval(900), refreshHash: nil,
-                createdAt: clock.now, absoluteExpiresAt: clock.now.addingTimeInterval(3600), client: ClientInfo()))
+            try await h.store.createSession(
+                NewSession(
+                    userID: user.id, method: "apple", accessHash: token.hash, accessExpiresAt: clock.now.addingTimeInterval(900), refreshHash: nil,
+                    createdAt: clock.now, absoluteExpiresAt: clock.now.addingTimeInterval(3600), client: ClientInfo()))
             #expect(try await h.get(NativePath.me, bearer: token.secret).status == .ok)
 
             let response = try await h.post(NativePath.appleNotifications, json: #"{"payload":"\#(payload)"}"#)
@@ -159,9 +167,10 @@ import Testing
 
             // The user signs in again; the same notification, delivered again or replayed, ends nothing.
             let again = SessionToken.generate(signedWith: h.store.tokenKey)
-            try await h.store.createSession(NewSession(
-                userID: user.id, method: "apple", accessHash: again.hash, accessExpiresAt: clock.now.addingTimeInterval(900), refreshHash: nil,
-                createdAt: clock.now, absoluteExpiresAt: clock.now.addingTimeInterval(3600), client: ClientInfo()))
+            try await h.store.createSession(
+                NewSession(
+                    userID: user.id, method: "apple", accessHash: again.hash, accessExpiresAt: clock.now.addingTimeInterval(900), refreshHash: nil,
+                    createdAt: clock.now, absoluteExpiresAt: clock.now.addingTimeInterval(3600), client: ClientInfo()))
             #expect(try await h.post(NativePath.appleNotifications, json: #"{"payload":"\#(payload)"}"#).status == .ok)
             #expect(try await h.get(NativePath.me, bearer: again.secret).status == .ok)
             #expect(try await h.store.auditEvents(userID: user.id).filter { $0.event == "apple_consent_revoked" }.count == 1)
@@ -170,7 +179,8 @@ import Testing
 
     @Test func forgedNotificationChangesNothing() async throws {
         try await Harness.run { h async throws in
-            let session = try h.decode(SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h), rawNonce: Self.rawNonce)))
+            let session = try h.decode(
+                SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h), rawNonce: Self.rawNonce)))
             let stranger = try TestIssuer(kid: "apple-test-key", differentFrom: h.appleIssuer)
             let forged = try stranger.sign([
                 "iss": "https://appleid.apple.com", "aud": Harness.appleClientID, "iat": Int(h.clock.now.timeIntervalSince1970),
@@ -184,7 +194,8 @@ import Testing
 
     @Test func accountDeleteAndEmailNotificationsAreActedOn() async throws {
         try await Harness.run { h async throws in
-            let session = try h.decode(SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h), rawNonce: Self.rawNonce)))
+            let session = try h.decode(
+                SessionResponse.self, try await h.post(NativePath.apple, AppleSignInRequest(identityToken: try appleToken(h), rawNonce: Self.rawNonce)))
             func notify(_ type: String) async throws -> Int {
                 let payload = try h.appleIssuer.sign([
                     "iss": "https://appleid.apple.com", "aud": Harness.appleClientID, "iat": Int(h.clock.now.timeIntervalSince1970),

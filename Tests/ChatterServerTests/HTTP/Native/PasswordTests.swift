@@ -105,7 +105,9 @@ import Testing
             }
             // Each pair is measured back to back, so the load other tests put on the machine weighs on both of
             // its halves alike; the median of the pairs' ratios is what is compared.
-            var wrong: [Double] = [], unknown: [Double] = [], ratios: [Double] = []
+            var wrong: [Double] = []
+            var unknown: [Double] = []
+            var ratios: [Double] = []
             for _ in 0..<9 {
                 wrong.append(try await timed("ada@example.com"))
                 unknown.append(try await timed("nobody@example.com"))
@@ -136,7 +138,8 @@ import Testing
     @Test func changingThePasswordRevokesOtherSessions() async throws {
         try await Harness.run { h async throws in
             let first = try await signUp(h)
-            let second = try h.decode(SessionResponse.self, try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: "ada@example.com", password: Self.good)))
+            let second = try h.decode(
+                SessionResponse.self, try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: "ada@example.com", password: Self.good)))
             let change = try await h.post(
                 NativePath.passwordChange, PasswordChangeRequest(currentPassword: Self.good, newPassword: "a brand new passphrase"), bearer: second.accessToken)
             #expect(change.status == .noContent)
@@ -153,7 +156,8 @@ import Testing
         try await Harness.run { h async throws in
             let session = try await signUp(h)
             let change = try await h.post(
-                NativePath.passwordChange, PasswordChangeRequest(currentPassword: "nope nope nope", newPassword: "a brand new passphrase"), bearer: session.accessToken)
+                NativePath.passwordChange, PasswordChangeRequest(currentPassword: "nope nope nope", newPassword: "a brand new passphrase"),
+                bearer: session.accessToken)
             #expect(change.status == .forbidden)
             #expect(try await signIn(h, Self.good) == 200)
         }
@@ -175,7 +179,8 @@ import Testing
     @Test func resetWithAWrongCodeChangesNothing() async throws {
         try await Harness.run { h async throws in
             _ = try await signUp(h)
-            let reset = try await h.post(NativePath.passwordReset, PasswordResetRequest(email: "ada@example.com", code: "123456", newPassword: "my new passphrase"))
+            let reset = try await h.post(
+                NativePath.passwordReset, PasswordResetRequest(email: "ada@example.com", code: "123456", newPassword: "my new passphrase"))
             #expect(reset.status == .unauthorized)
             #expect(try await signIn(h, Self.good) == 200)
         }

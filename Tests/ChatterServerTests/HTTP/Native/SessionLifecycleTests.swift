@@ -1,6 +1,7 @@
 import ChatterWire
 import Foundation
 import Hummingbird
+import SQLiteNIO
 import Testing
 
 @testable import ChatterServer
@@ -123,7 +124,9 @@ import Testing
 
     @Test func signOutThisDeviceOrAll() async throws {
         try await Harness.run { h async throws in
-            let a = try await h.nativeSignIn(), b = try await h.nativeSignIn(), c = try await h.nativeSignIn()
+            let a = try await h.nativeSignIn()
+            let b = try await h.nativeSignIn()
+            let c = try await h.nativeSignIn()
             #expect(try await h.post(NativePath.signOut, json: "{}", bearer: a.accessToken).status == .noContent, "all defaults to false")
             #expect(try await h.get(NativePath.me, bearer: a.accessToken).status == .unauthorized)
             #expect(try await h.get(NativePath.me, bearer: b.accessToken).status == .ok)
@@ -192,8 +195,6 @@ import Testing
         }
     }
 }
-
-import SQLiteNIO
 
 /// Row counts of every table, read straight from the file.
 enum SQLiteRowCounter {

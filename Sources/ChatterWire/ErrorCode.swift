@@ -50,6 +50,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidCursor = "invalid_cursor"
     case anonymousPostingDisabled = "anonymous_posting_disabled"
     case notFound = "not_found"
+    /// A request Hummingbird itself refused as malformed (a bad URL-encoded form, a bad header).
+    case badRequest = "bad_request"
     case notAnOperator = "not_an_operator"
     /// An operator acting on their own account from the admin pages.
     case ownAccount = "own_account"

@@ -5,7 +5,8 @@ import Logging
 
 enum JSONResponse {
     static let logger = Logger(label: "chatterd")
-    static let encodingFailed = ByteBuffer(string: #"{"error":"internal","message":"chatterd could not write its answer; the error is in its log."}"#)
+    static let encodingFailed = ByteBuffer(
+        string: #"{"error":"\#(ErrorCode.internalError.rawValue)","message":"chatterd could not write its answer; the error is in its log."}"#)
 
     static let encoder = WireJSON.encoder
 

@@ -158,6 +158,16 @@ import Testing
         }
     }
 
+    /// The document's error codes are ChatterWire's catalog, which chatterd writes from and ChatterKit reads:
+    /// schemathesis then refuses any answer whose code is outside it.
+    @Test func theDocumentedErrorCodesAreTheCatalog() async throws {
+        let document = try Self.document(try await Self.serve())
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let error = try #require(((schemas["ErrorBody"] as? [String: Any])?["properties"] as? [String: Any])?["error"] as? [String: Any])
+        let documented = try #require(error["enum"] as? [String])
+        #expect(documented == ErrorCode.allCases.map(\.rawValue))
+    }
+
     /// Guards `expectedOperations`: a new `NativePath` constant must be added there (and so be documented).
     @Test func everyNativePathConstantIsExpected() throws {
         let source = URL(fileURLWithPath: #filePath)

@@ -29,9 +29,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError.accountDisabled
         case let error as any HTTPResponseError:
             let status = error.status
-            if status == .contentTooLarge { return APIError(status, .bodyTooLarge, "The request body is larger than \(Limits.bodyBytes) bytes.") }
             let message = (error as? HTTPError)?.body ?? status.reasonPhrase
-            return APIError(status, derivedCode: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"), message)
+            switch status {
+            case .contentTooLarge: return APIError(status, .bodyTooLarge, "The request body is larger than \(Limits.bodyBytes) bytes.")
+            case .notFound: return APIError(status, .notFound, message)
+            case .badRequest: return APIError(status, .badRequest, message)
+            default:
+                // Hummingbird raises only the three above; another status keeps its reason phrase as its code.
+                return APIError(status, derivedCode: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"), message)
+            }
         default:
             logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             return APIError(.internalServerError, .internalError, "chatterd could not complete the request; the error is in its log.")

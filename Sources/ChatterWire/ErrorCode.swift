@@ -28,9 +28,13 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidToken = "invalid_token"
     /// The provider's signing keys could not be fetched.
     case keysUnavailable = "keys_unavailable"
+    /// The address is not an email address.
     case invalidEmail = "invalid_email"
+    /// An emailed code that is wrong, expired, used up or never sent (one answer for each).
     case invalidCode = "invalid_code"
+    /// An unknown account or a wrong password (one answer for both).
     case invalidCredentials = "invalid_credentials"
+    /// A new password the server's rules refuse; the message says which rule.
     case weakPassword = "weak_password"
     /// A password change whose current password is wrong.
     case wrongPassword = "wrong_password"
@@ -38,23 +42,35 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case accountDisabled = "account_disabled"
     /// Password hashing is at capacity: retry after `Retry-After`.
     case busy
+    /// A limit was reached: retry after `Retry-After` seconds.
     case rateLimited = "rate_limited"
 
     // Requests.
+    /// The JSON body is malformed or misses a field; the message names it.
     case invalidBody = "invalid_body"
+    /// A web form that is incomplete.
     case invalidForm = "invalid_form"
+    /// A name or message over its limit in characters.
     case fieldTooLong = "field_too_long"
+    /// A request body over 64 KiB (`Limits.bodyBytes`).
     case bodyTooLarge = "body_too_large"
+    /// A page post with nothing but white space.
     case emptyMessage = "empty_message"
+    /// A page size outside what `GET /v1/chatts` allows.
     case invalidLimit = "invalid_limit"
+    /// A `before` that is not a chatt id.
     case invalidCursor = "invalid_cursor"
+    /// `POST /postchatt` while the server does not allow anonymous posts.
     case anonymousPostingDisabled = "anonymous_posting_disabled"
+    /// No such route, file, session or account.
     case notFound = "not_found"
     /// A request Hummingbird itself refused as malformed (a bad URL-encoded form, a bad header).
     case badRequest = "bad_request"
+    /// The admin pages, for an account that is not an operator's.
     case notAnOperator = "not_an_operator"
     /// An operator acting on their own account from the admin pages.
     case ownAccount = "own_account"
+    /// chatterd failed; the error is in its log, never in the answer.
     case internalError = "internal"
 }
 

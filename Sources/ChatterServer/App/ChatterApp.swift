@@ -35,7 +35,7 @@ public enum ChatterApp {
         let web = WebSessions(signIn: s.signIn)
         CourseRoutes(
             timeline: s.timeline, sessions: s.sessions, providers: s.providers, signIn: s.signIn,
-            allowAnonymousPosting: configuration.allowAnonymousPosting, now: now
+            allowAnonymousPosting: configuration.allowAnonymousPosting
         ).register(on: router)
         ProviderRoutes(providers: s.providers, signIn: s.signIn).register(on: router)
         EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
@@ -43,9 +43,9 @@ public enum ChatterApp {
         SessionRoutes(sessions: s.sessions, accounts: s.accounts).register(on: router, signedIn: signedIn)
         WebSessionRoutes(handoffs: s.handoffs, pages: pages, web: web).register(on: router, signedIn: signedIn, browsers: browsers)
         AppleNotificationRoutes(notifications: s.appleNotifications).register(on: router)
-        ChattRoutes(timeline: s.timeline, now: now).register(on: router, signedIn: signedIn)
+        ChattRoutes(timeline: s.timeline).register(on: router, signedIn: signedIn)
         OpenAPIRoute.register(on: router)
-        TimelinePages(timeline: s.timeline, pages: pages, web: web, now: now).register(on: browsers)
+        TimelinePages(timeline: s.timeline, pages: pages, web: web).register(on: browsers)
         AuthPages(
             emailCodes: s.emailCodes, passwords: s.passwords, providers: s.providers, signIn: s.signIn, pages: pages, web: web, now: now
         ).register(on: browsers)

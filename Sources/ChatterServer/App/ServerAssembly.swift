@@ -53,7 +53,7 @@ public struct ServerAssembly: Sendable {
         codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
         providers = ProviderSignIn(google: google, apple: apple, audit: audit)
-        signIn = SignInService(users: store, sessionStore: store, sessions: sessions, profiles: profiles, devices: devices, audit: audit, now: now)
+        signIn = SignInService(users: store, sessionStore: store, sessions: sessions, devices: devices, audit: audit, now: now)
         emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, now: now)
         passwords = PasswordFlow(
             store: store, codes: emailCodes, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), rules: rules,
@@ -61,6 +61,6 @@ public struct ServerAssembly: Sendable {
         accounts = AccountService(store: store, profiles: profiles, devices: devices, audit: audit)
         handoffs = WebHandoffs(store: store, now: now)
         appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, now: now)
-        timeline = Timeline(store: store)
+        timeline = Timeline(store: store, now: now)
     }
 }

@@ -10,7 +10,6 @@ struct CourseRoutes {
     let providers: ProviderSignIn
     let signIn: SignInService
     let allowAnonymousPosting: Bool
-    let now: @Sendable () -> Date
 
     func register(on router: some RouterMethods<ChatterRequestContext>) {
         // Course clients call these with and without a trailing slash; the router matches both.
@@ -18,7 +17,7 @@ struct CourseRoutes {
         router.post("postchatt") { request, context in
             guard allowAnonymousPosting else { throw TimelineError.anonymousPostingDisabled }
             let body = try await request.decodeJSON(PostChattRequest.self, context: context)
-            try await timeline.post(body.message, by: nil, name: body.name, at: now())
+            try await timeline.post(try Timeline.Draft(message: body.message, name: body.name), by: nil)
             return JSONResponse.make(EmptyResponse())
         }
         // The same Google sign-in as `/v1/auth/google`, answered with a chatterID that cannot be refreshed.
@@ -32,9 +31,9 @@ struct CourseRoutes {
         }
         router.post("postauth") { request, context in
             let body = try await request.decodeJSON(PostAuthRequest.self, context: context)
-            try Timeline.checkLimits(name: nil, message: body.message)
+            let draft = try Timeline.Draft(message: body.message)
             let session = try await sessions.session(chatterID: body.chatterID)
-            try await timeline.post(body.message, by: session.user, at: now(), limitsChecked: true)
+            try await timeline.post(draft, by: session.user)
             return JSONResponse.make(EmptyResponse())
         }
     }

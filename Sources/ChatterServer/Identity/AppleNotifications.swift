@@ -46,7 +46,8 @@ struct AppleNotifications: Sendable {
             return
         }
         let key = IdentityKey(issuer: verified.issuer, subject: event.sub)
-        switch Kind(rawValue: event.type) {
+        let kind = Kind(rawValue: event.type)
+        switch kind {
         case .consentRevoked:
             // The user stopped using Sign in with Apple with this app: end the sessions it started.
             if let user = try await store.user(for: key) {
@@ -60,7 +61,7 @@ struct AppleNotifications: Sendable {
             }
         case .emailDisabled, .emailEnabled:
             let user = try await store.user(for: key)
-            try await store.setEmailForwarding(key, enabled: event.type == Kind.emailEnabled.rawValue)
+            try await store.setEmailForwarding(key, enabled: kind == .emailEnabled)
             await audit.record(.appleEmailChanged, user: user?.id, method: .apple, client: client, detail: event.type)
         case nil:
             logger.info("ignored an Apple notification", metadata: ["type": "\(event.type)"])

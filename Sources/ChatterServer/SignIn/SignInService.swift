@@ -9,7 +9,6 @@ struct SignInService: Sendable {
     /// Only to end the browser's previous session when it signs in again.
     let sessionStore: any SessionRepository
     let sessions: SessionService
-    let profiles: Profiles
     let devices: DeviceTokens
     let audit: AuditLog
     let now: @Sendable () -> Date
@@ -35,7 +34,7 @@ struct SignInService: Sendable {
         -> SessionResponse
     {
         var response = try await audit.signIn(user: user.id, method: method, client: client) {
-            try await sessions.start(user: user, method: method, client: client, profile: try await profiles.profile(user))
+            try await sessions.start(user: user, method: method, client: client, profile: try await sessions.profiles.profile(user))
         }
         if let email { response.deviceToken = try await devices.issue(for: email, presented: token) }
         return response

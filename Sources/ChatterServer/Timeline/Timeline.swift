@@ -24,6 +24,7 @@ final class Timeline: Sendable {
     static let maximumPage = 200
 
     let store: any ChattRepository
+    let now: @Sendable () -> Date
     private let course: SingleFlightCache
     private let newestPage: SingleFlightCache
     private let lastStamp = Mutex<TimelineStamp?>(nil)
@@ -33,8 +34,9 @@ final class Timeline: Sendable {
     /// about twice per round trip, not once per request.
     private let stamps: BatchingLookup<Int, TimelineStamp>
 
-    init(store: any ChattRepository) {
+    init(store: any ChattRepository, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
+        self.now = now
         stamps = BatchingLookup(maximumBatch: .max, maximumFetchers: 2) { _ in
             [0: try await store.timelineStamp()]
         }
@@ -47,14 +49,33 @@ final class Timeline: Sendable {
         newestPage = SingleFlightCache { try await Self.page(store, before: nil, limit: Self.defaultPage) }
     }
 
-    /// A chatt by `author` (a signed-in user), or under `name` when posted anonymously; `message` as sent.
+    /// A post that passed the limits. Made first, so a request is refused for its text before anything else
+    /// about it is looked at (`/postauth` refuses a long message before it reads the chatterID).
+    struct Draft: Sendable {
+        let message: String
+        /// The name an anonymous post goes under (`/postchatt`); a signed-in author's own otherwise.
+        let name: String?
+
+        init(message: String, name: String? = nil) throws {
+            if let name, name.exceeds(Limits.nameCharacters) { throw InvalidInput.tooLong(field: "name", limit: Limits.nameCharacters) }
+            if message.exceeds(Limits.messageCharacters) { throw InvalidInput.tooLong(field: "message", limit: Limits.messageCharacters) }
+            self.message = message
+            self.name = name
+        }
+
+        /// A page post: trimmed, and refused when nothing is left.
+        init(page message: String) throws {
+            let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw TimelineError.emptyMessage }
+            try self.init(message: trimmed)
+        }
+    }
+
+    /// `draft` as a chatt by `author` (a signed-in user), or under the draft's name when posted anonymously.
     /// A post whose author was deleted while it ran is the client's bad luck, a `SessionError.accountGone`.
     @discardableResult
-    /// `limitsChecked`: the caller checked them already (`/postauth` must refuse a long message before it looks
-    /// at the chatterID).
-    func post(_ message: String, by author: User?, name: String? = nil, at time: Date, limitsChecked: Bool = false) async throws -> Chatt {
-        if !limitsChecked { try Self.checkLimits(name: name, message: message) }
-        let chatt = Chatt(name: author?.displayName ?? name ?? "", message: message, time: time, userID: author?.id)
+    func post(_ draft: Draft, by author: User?) async throws -> Chatt {
+        let chatt = Chatt(name: author?.displayName ?? draft.name ?? "", message: draft.message, time: now(), userID: author?.id)
         do {
             try await ChatterMetrics.database("add_chatt") { try await store.addChatt(chatt) }
         } catch StoreError.userGone {
@@ -63,19 +84,6 @@ final class Timeline: Sendable {
         course.invalidate()
         newestPage.invalidate()
         return chatt
-    }
-
-    /// A page post: trimmed, and refused when nothing is left.
-    @discardableResult
-    func post(page message: String, by author: User, at time: Date) async throws -> Chatt {
-        let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw TimelineError.emptyMessage }
-        return try await post(trimmed, by: author, at: time)
-    }
-
-    static func checkLimits(name: String?, message: String) throws {
-        if let name, name.exceeds(Limits.nameCharacters) { throw InvalidInput.tooLong(field: "name", limit: Limits.nameCharacters) }
-        if message.exceeds(Limits.messageCharacters) { throw InvalidInput.tooLong(field: "message", limit: Limits.messageCharacters) }
     }
 
     /// The page size `text` asks for (the default when nil).

@@ -8,7 +8,6 @@ struct TimelinePages {
     let timeline: Timeline
     let pages: WebPages
     let web: WebSessions
-    let now: @Sendable () -> Date
 
     static let pageSize = 50
 
@@ -50,7 +49,7 @@ struct TimelinePages {
         let form = try await web.form(PostForm.self, for: .post, request, context, visitor: visitor)
         guard let session = visitor.session else { return WebSessions.redirect(to: "/auth?next=/") }
         do {
-            try await timeline.post(page: form.message, by: session.user, at: now())
+            try await timeline.post(try Timeline.Draft(page: form.message), by: session.user)
         } catch let error as any APIErrorConvertible {
             return try await show(request, visitor: visitor, draft: form.message, error: error.apiError)
         }

@@ -49,7 +49,6 @@ struct VisitorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.visitor = try await WebVisitor.of(request, sessions: sessions)
-        context.identity = context.visitor?.session
         return try await next(request, context)
     }
 }

@@ -97,7 +97,7 @@ struct LiveServer: Sendable {
         router.add(middleware: ErrorMiddleware(page: nil))
         CourseRoutes(
             timeline: services.timeline, sessions: services.sessions, providers: services.providers, signIn: services.signIn,
-            allowAnonymousPosting: false, now: services.now
+            allowAnonymousPosting: false
         ).register(on: router)
         return router
     }

@@ -128,7 +128,7 @@ struct PostgresStoreTests {
             #expect(try await names(b).isEmpty)
             #expect(try await newest(b) == 0)
             for n in 1...3 {
-                try await a.post("post \(n)", by: user, at: now)
+                try await a.post(try Timeline.Draft(message: "post \(n)"), by: user)
                 #expect(try await names(b) == (1...n).map { "post \($0)" }, "instance B's cached timeline missed A's post")
                 #expect(try await newest(b) == n)
             }

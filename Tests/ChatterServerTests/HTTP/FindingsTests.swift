@@ -86,6 +86,22 @@ import Testing
         if let once = EmailAddress.normalize(address) { #expect(EmailAddress.normalize(once) == once) }
     }
 
+    /// Plain ASCII addresses skip Foundation's NFC; for every ASCII character, and at the length limit,
+    /// the shortcut answers exactly as the full Unicode path does.
+    @Test func theASCIIShortcutAnswersAsTheUnicodePathDoes() {
+        for byte in UInt8(0)..<0x80 {
+            let address = "a\(Character(Unicode.Scalar(byte)))b@example.org"
+            #expect(EmailAddress.asciiForm(address) == EmailAddress.unicodeForm(address), "byte \(byte)")
+        }
+        let longest = String(repeating: "a", count: 64) + "@" + String(repeating: "b", count: 185) + ".org"
+        for candidate in [longest, longest + "x"] {
+            #expect(EmailAddress.asciiForm(candidate) == EmailAddress.unicodeForm(candidate))
+        }
+        #expect(EmailAddress.asciiForm(longest) == longest)
+        #expect(EmailAddress.asciiForm(longest + "x") == nil)
+        #expect(EmailAddress.normalize("  Ada@Example.ORG\n") == "ada@example.org")
+    }
+
     @Test func composedAndDecomposedSpellingsAreOneAccount() async throws {
         #expect(EmailAddress.normalize("Jose\u{0301}@Bu\u{0308}cher.example") == "jos\u{E9}@b\u{FC}cher.example")
         #expect(

@@ -213,6 +213,8 @@ if Context.environment["CHATTER_FUZZ"] != nil {
         ("fuzz-forwarded", "Forwarded", []),
         ("fuzz-smtp-reply", "SMTPReply", [.product(name: "NIOCore", package: "swift-nio", condition: server)]),
         ("fuzz-web-forms", "WebForms", [.product(name: "Mustache", package: "swift-mustache", condition: server)]),
+        ("fuzz-cbor", "CBOR", []),
+        ("fuzz-passkey-responses", "PasskeyResponses", ["ChatterWire", .product(name: "X509", package: "swift-certificates", condition: server)]),
     ]
     // The libFuzzer driver call and a way to run async code from the synchronous fuzz callback.
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))

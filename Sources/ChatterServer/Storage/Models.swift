@@ -297,3 +297,83 @@ public struct Chatt: Sendable, Equatable {
         self.userID = userID
     }
 }
+
+/// A passkey ceremony's challenge, kept by its SHA-256 until one response redeems it.
+public struct PasskeyChallenge: Sendable, Equatable {
+    public enum Purpose: String, Sendable, CaseIterable {
+        /// Adding a passkey to the signed-in account `userID`.
+        case register
+        /// Creating an account for the address `email` proved with a code, with a passkey.
+        case signUp = "sign-up"
+        /// Signing in; the passkey names its account.
+        case signIn = "sign-in"
+    }
+
+    public var hash: [UInt8]
+    public var purpose: Purpose
+    public var userID: UUID?
+    public var email: String?
+    /// The user handle offered in the creation options (registration and sign-up).
+    public var userHandle: [UInt8]?
+    public var userVerification: UserVerification
+    public var expiresAt: Date
+
+    public init(
+        hash: [UInt8], purpose: Purpose, userID: UUID? = nil, email: String? = nil, userHandle: [UInt8]? = nil, userVerification: UserVerification,
+        expiresAt: Date
+    ) {
+        self.hash = hash
+        self.purpose = purpose
+        self.userID = userID
+        self.email = email
+        self.userHandle = userHandle
+        self.userVerification = userVerification
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A registered passkey.
+public struct PasskeyRecord: Sendable, Equatable {
+    public var credentialID: [UInt8]
+    public var userID: UUID
+    /// The COSE key as the authenticator sent it.
+    public var publicKey: [UInt8]
+    public var signCount: UInt32
+    public var aaguid: [UInt8]
+    public var backupEligible: Bool
+    public var backedUp: Bool
+    public var transports: [String]
+    public var attestationFormat: String
+    public var name: String
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+    /// Its counter went backwards once: the credential may have been cloned.
+    public var flagged: Bool
+
+    public init(
+        credentialID: [UInt8], userID: UUID, publicKey: [UInt8], signCount: UInt32, aaguid: [UInt8], backupEligible: Bool, backedUp: Bool,
+        transports: [String], attestationFormat: String, name: String, createdAt: Date, lastUsedAt: Date? = nil, flagged: Bool = false
+    ) {
+        self.credentialID = credentialID
+        self.userID = userID
+        self.publicKey = publicKey
+        self.signCount = signCount
+        self.aaguid = aaguid
+        self.backupEligible = backupEligible
+        self.backedUp = backedUp
+        self.transports = transports
+        self.attestationFormat = attestationFormat
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.flagged = flagged
+    }
+}
+
+/// What `PasskeyRepository.deletePasskey` did.
+public enum PasskeyDeletion: Sendable, Equatable {
+    case deleted
+    case notFound
+    /// Refused: it is the account's last way to sign in.
+    case lastWayToSignIn
+}

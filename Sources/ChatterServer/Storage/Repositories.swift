@@ -137,6 +137,35 @@ public protocol DeviceTokenRepository: Sendable {
     func deleteDeviceTokens(userID: UUID) async throws -> Int
 }
 
+public protocol PasskeyRepository: Sendable {
+    /// Keeps a ceremony's challenge, by its hash, until it is taken or expires.
+    func storePasskeyChallenge(_ challenge: PasskeyChallenge) async throws
+    /// Removes the challenge hashing to `hash` and returns it when it had not expired, in one statement:
+    /// of any number of requests presenting one challenge at once, one gets it.
+    func takePasskeyChallenge(hash: [UInt8], at: Date) async throws -> PasskeyChallenge?
+    /// The account's WebAuthn user handle, `candidate` on first use; concurrent first uses agree.
+    func passkeyUserHandle(userID: UUID, candidate: [UInt8]) async throws -> [UInt8]
+    /// The account a user handle belongs to.
+    func passkeyUser(handle: [UInt8]) async throws -> UUID?
+    /// Adds the passkey unless its credential ID is registered to any account (then false), while the
+    /// account exists (else `StoreError.userGone`).
+    func insertPasskey(_ passkey: PasskeyRecord) async throws -> Bool
+    func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord?
+    /// Oldest first.
+    func passkeys(of userID: UUID) async throws -> [PasskeyRecord]
+    /// Stores a sign-in's counter, backup state and time, in one statement that moves the counter only
+    /// forward: false (nothing stored) when the stored counter is not below `signCount`, unless both are
+    /// 0 (an authenticator without a counter). Of two assertions racing with one counter, one wins.
+    func recordPasskeyUse(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws -> Bool
+    /// Marks the passkey as possibly cloned: an assertion's counter went backwards.
+    func flagPasskey(credentialID: [UInt8]) async throws
+    /// False when the user has no such passkey.
+    func renamePasskey(credentialID: [UInt8], userID: UUID, name: String) async throws -> Bool
+    /// Deletes the user's passkey unless it is their last way to sign in (no other passkey, no identity, no
+    /// password), decided in the delete itself so two deletions at once cannot remove the last two.
+    func deletePasskey(credentialID: [UInt8], userID: UUID) async throws -> PasskeyDeletion
+}
+
 public protocol NotificationRepository: Sendable {
     /// Remembers a processed notification until `expiresAt`; false when `jti` was already remembered.
     func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool
@@ -151,7 +180,8 @@ public protocol RateLimitRepository: Sendable {
     func count(_ key: String, window: Double, at: Date) async throws -> Int
     /// Takes back one hit of `key` (an attempt that turned out not to count, such as a successful sign-in).
     func release(_ key: String) async throws
-    /// Forgets what `cutoffs` says is stale: counters and long-expired codes, hand-offs past their expiry,
+    /// Forgets what `cutoffs` says is stale: counters and long-expired codes, hand-offs and passkey
+    /// challenges past their expiry,
     /// device tokens issued too long ago, audit events older than the retention period.
     func purgeStaleRecords(_ cutoffs: StaleCutoffs) async throws
 }
@@ -229,7 +259,7 @@ public struct TimelineStamp: Sendable, Equatable {
 
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
-    DeviceTokenRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository,
+    DeviceTokenRepository, PasskeyRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository,
     AdminRepository
 {
     /// What the store needs running beside the server (a connection pool), started before and stopped

@@ -159,5 +159,45 @@ enum PostgresMigrations {
             "ALTER TABLE audit_events ADD COLUMN actor text",
             "CREATE INDEX audit_by_time ON audit_events(at)",
         ],
+        // 5: passkeys: ceremony challenges (by hash, single use), each account's random user handle, and the
+        // credentials, one row per credential ID across all accounts.
+        [
+            """
+            CREATE TABLE passkey_challenges (
+                hash bytea PRIMARY KEY,
+                purpose text NOT NULL,
+                user_id uuid REFERENCES users(id) ON DELETE CASCADE,
+                email text,
+                user_handle bytea,
+                user_verification text NOT NULL,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX passkey_challenges_by_expiry ON passkey_challenges(expires_at)",
+            """
+            CREATE TABLE passkey_user_handles (
+                user_id uuid PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                handle bytea NOT NULL UNIQUE
+            )
+            """,
+            """
+            CREATE TABLE passkeys (
+                credential_id bytea PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                public_key bytea NOT NULL,
+                sign_count bigint NOT NULL,
+                aaguid bytea NOT NULL,
+                backup_eligible boolean NOT NULL,
+                backed_up boolean NOT NULL,
+                transports text NOT NULL,
+                attestation_format text NOT NULL,
+                name text NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz,
+                flagged boolean NOT NULL DEFAULT false
+            )
+            """,
+            "CREATE INDEX passkeys_by_user ON passkeys(user_id)",
+        ],
     ]
 }

@@ -130,6 +130,7 @@ extension PostgresStore {
                 codes AS (DELETE FROM email_codes WHERE expires_at < \(cutoffs.counters)),
                 sends AS (DELETE FROM email_code_sends WHERE sent_at < \(cutoffs.counters)),
                 handoffs AS (DELETE FROM web_handoffs WHERE expires_at <= \(cutoffs.now)),
+                challenges AS (DELETE FROM passkey_challenges WHERE expires_at <= \(cutoffs.now)),
                 devices AS (DELETE FROM device_tokens WHERE created_at <= \(cutoffs.deviceTokens)),
                 audit AS (DELETE FROM audit_events WHERE at < \(cutoffs.audit ?? .distantPast))
             DELETE FROM seen_notifications WHERE expires_at < \(cutoffs.counters)

@@ -277,5 +277,45 @@ enum SQLiteMigrations {
             END
             """,
         ],
+        // 8: passkeys: ceremony challenges (by hash, single use), each account's random user handle, and the
+        // credentials, one row per credential ID across all accounts.
+        [
+            """
+            CREATE TABLE passkey_challenges (
+                hash BLOB PRIMARY KEY,
+                purpose TEXT NOT NULL,
+                user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT,
+                user_handle BLOB,
+                user_verification TEXT NOT NULL,
+                expires_at REAL NOT NULL
+            )
+            """,
+            "CREATE INDEX passkey_challenges_by_expiry ON passkey_challenges(expires_at)",
+            """
+            CREATE TABLE passkey_user_handles (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                handle BLOB NOT NULL UNIQUE
+            )
+            """,
+            """
+            CREATE TABLE passkeys (
+                credential_id BLOB PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                public_key BLOB NOT NULL,
+                sign_count INTEGER NOT NULL,
+                aaguid BLOB NOT NULL,
+                backup_eligible INTEGER NOT NULL,
+                backed_up INTEGER NOT NULL,
+                transports TEXT NOT NULL,
+                attestation_format TEXT NOT NULL,
+                name TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                last_used_at REAL,
+                flagged INTEGER NOT NULL DEFAULT 0
+            )
+            """,
+            "CREATE INDEX passkeys_by_user ON passkeys(user_id)",
+        ],
     ]
 }

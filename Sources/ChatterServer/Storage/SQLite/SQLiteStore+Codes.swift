@@ -122,6 +122,7 @@ extension SQLiteStore {
             _ = try await db.query("DELETE FROM rate_limits WHERE window_start < ?", [.time(cutoffs.counters)])
             _ = try await db.query("DELETE FROM email_codes WHERE expires_at < ?", [.time(cutoffs.counters)])
             _ = try await db.query("DELETE FROM web_handoffs WHERE expires_at <= ?", [.time(cutoffs.now)])
+            _ = try await db.query("DELETE FROM passkey_challenges WHERE expires_at <= ?", [.time(cutoffs.now)])
             _ = try await db.query("DELETE FROM seen_notifications WHERE expires_at < ?", [.time(cutoffs.counters)])
             _ = try await db.query("DELETE FROM device_tokens WHERE created_at <= ?", [.time(cutoffs.deviceTokens)])
             if let audit = cutoffs.audit { _ = try await db.query("DELETE FROM audit_events WHERE at < ?", [.time(audit)]) }

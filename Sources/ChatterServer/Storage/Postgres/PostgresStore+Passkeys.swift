@@ -1,0 +1,122 @@
+import Foundation
+import PostgresNIO
+
+// Passkeys say nothing about a session, so their writes keep the session cache.
+extension PostgresStore {
+    public func storePasskeyChallenge(_ challenge: PasskeyChallenge) async throws {
+        try await rows(
+            """
+            INSERT INTO passkey_challenges (hash, purpose, user_id, email, user_handle, user_verification, expires_at)
+            VALUES (\(challenge.hash.bytea), \(challenge.purpose.rawValue), \(challenge.userID), \(challenge.email), \(challenge.userHandle?.bytea),
+                \(challenge.userVerification.rawValue), \(challenge.expiresAt))
+            """, keepsSessionCache: true)
+    }
+
+    public func takePasskeyChallenge(hash: [UInt8], at now: Date) async throws -> PasskeyChallenge? {
+        guard let row = try await rows("DELETE FROM passkey_challenges WHERE hash = \(hash.bytea) RETURNING *", keepsSessionCache: true).first else {
+            return nil
+        }
+        guard let purpose = PasskeyChallenge.Purpose(rawValue: try row.value("purpose")),
+            let verification = UserVerification(rawValue: try row.value("user_verification"))
+        else { throw StoreError.corruptRow("passkey_challenges.purpose or user_verification") }
+        let challenge = PasskeyChallenge(
+            hash: try row.bytes("hash"), purpose: purpose, userID: try row.value("user_id"), email: try row.value("email"),
+            userHandle: try row.optionalBytes("user_handle"), userVerification: verification, expiresAt: try row.value("expires_at"))
+        return now < challenge.expiresAt ? challenge : nil
+    }
+
+    public func passkeyUserHandle(userID: UUID, candidate: [UInt8]) async throws -> [UInt8] {
+        let rows = try await rows(
+            """
+            WITH added AS (
+                INSERT INTO passkey_user_handles (user_id, handle) SELECT id, \(candidate.bytea) FROM users WHERE id = \(userID)
+                ON CONFLICT (user_id) DO NOTHING RETURNING handle
+            )
+            SELECT handle FROM added UNION ALL SELECT handle FROM passkey_user_handles WHERE user_id = \(userID)
+            """, keepsSessionCache: true)
+        if let row = rows.first { return try row.bytes("handle") }
+        // A concurrent first use inserted it after this statement's snapshot: a new statement sees it.
+        guard let row = try await self.rows("SELECT handle FROM passkey_user_handles WHERE user_id = \(userID)", keepsSessionCache: true).first else {
+            throw StoreError.userGone
+        }
+        return try row.bytes("handle")
+    }
+
+    public func passkeyUser(handle: [UInt8]) async throws -> UUID? {
+        try await rows("SELECT user_id FROM passkey_user_handles WHERE handle = \(handle.bytea)", keepsSessionCache: true).first?.value("user_id")
+    }
+
+    public func insertPasskey(_ passkey: PasskeyRecord) async throws -> Bool {
+        let inserted = try await rows(
+            """
+            INSERT INTO passkeys (credential_id, user_id, public_key, sign_count, aaguid, backup_eligible, backed_up, transports,
+                attestation_format, name, created_at)
+            SELECT \(passkey.credentialID.bytea), id, \(passkey.publicKey.bytea), \(Int64(passkey.signCount)), \(passkey.aaguid.bytea),
+                \(passkey.backupEligible), \(passkey.backedUp), \(passkey.transports.joined(separator: ",")), \(passkey.attestationFormat),
+                \(passkey.name), \(passkey.createdAt)
+            FROM users WHERE id = \(passkey.userID)
+            ON CONFLICT (credential_id) DO NOTHING RETURNING credential_id
+            """, keepsSessionCache: true)
+        if !inserted.isEmpty { return true }
+        guard try await !rows("SELECT 1 FROM users WHERE id = \(passkey.userID)", keepsSessionCache: true).isEmpty else { throw StoreError.userGone }
+        return false
+    }
+
+    public func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord? {
+        try await rows("SELECT * FROM passkeys WHERE credential_id = \(credentialID.bytea)", keepsSessionCache: true).first.map(Self.passkey)
+    }
+
+    public func passkeys(of userID: UUID) async throws -> [PasskeyRecord] {
+        try await rows("SELECT * FROM passkeys WHERE user_id = \(userID) ORDER BY created_at, credential_id", keepsSessionCache: true).map(Self.passkey)
+    }
+
+    static func passkey(_ row: PostgresRandomAccessRow) throws -> PasskeyRecord {
+        let transports: String = try row.value("transports")
+        return PasskeyRecord(
+            credentialID: try row.bytes("credential_id"), userID: try row.value("user_id"), publicKey: try row.bytes("public_key"),
+            signCount: UInt32(clamping: try row.value("sign_count", as: Int64.self)), aaguid: try row.bytes("aaguid"),
+            backupEligible: try row.value("backup_eligible"), backedUp: try row.value("backed_up"),
+            transports: transports.isEmpty ? [] : transports.split(separator: ",").map(String.init),
+            attestationFormat: try row.value("attestation_format"), name: try row.value("name"), createdAt: try row.value("created_at"),
+            lastUsedAt: try row.value("last_used_at"), flagged: try row.value("flagged"))
+    }
+
+    public func recordPasskeyUse(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at now: Date) async throws -> Bool {
+        let count = Int64(signCount)
+        return try await !rows(
+            """
+            UPDATE passkeys SET sign_count = \(count), backed_up = \(backedUp), last_used_at = \(now)
+            WHERE credential_id = \(credentialID.bytea) AND (sign_count < \(count) OR (sign_count = 0 AND \(count) = 0)) RETURNING 1
+            """, keepsSessionCache: true
+        ).isEmpty
+    }
+
+    public func flagPasskey(credentialID: [UInt8]) async throws {
+        try await rows("UPDATE passkeys SET flagged = true WHERE credential_id = \(credentialID.bytea)", keepsSessionCache: true)
+    }
+
+    public func renamePasskey(credentialID: [UInt8], userID: UUID, name: String) async throws -> Bool {
+        try await !rows(
+            "UPDATE passkeys SET name = \(name) WHERE credential_id = \(credentialID.bytea) AND user_id = \(userID) RETURNING 1", keepsSessionCache: true
+        ).isEmpty
+    }
+
+    /// The user's row is locked first, so deletions of their passkeys take turns and each counts what the
+    /// one before it left (each statement of a READ COMMITTED transaction reads anew).
+    public func deletePasskey(credentialID: [UInt8], userID: UUID) async throws -> PasskeyDeletion {
+        try await transaction(keepsSessionCache: true) { [logger] db in
+            try await db.rows("SELECT id FROM users WHERE id = \(userID) FOR UPDATE", logger: logger)
+            let deleted = try await db.rows(
+                """
+                DELETE FROM passkeys WHERE credential_id = \(credentialID.bytea) AND user_id = \(userID)
+                    AND ((SELECT count(*) FROM passkeys WHERE user_id = \(userID)) > 1
+                        OR EXISTS (SELECT 1 FROM identities WHERE user_id = \(userID)) OR EXISTS (SELECT 1 FROM passwords WHERE user_id = \(userID)))
+                RETURNING 1
+                """, logger: logger)
+            if !deleted.isEmpty { return .deleted }
+            let exists = try await db.rows(
+                "SELECT 1 FROM passkeys WHERE credential_id = \(credentialID.bytea) AND user_id = \(userID)", logger: logger)
+            return exists.isEmpty ? .notFound : .lastWayToSignIn
+        }
+    }
+}

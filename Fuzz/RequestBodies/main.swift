@@ -72,7 +72,18 @@ let bodies: [@Sendable (ByteBuffer) -> Void] = [
     { _ = decode(NewChattRequest.self, $0) },
     // Apple's server-to-server notification: a server-side type, decoded only.
     { _ = try? Request.decode(AppleNotificationRoutes.Notification.self, from: $0) },
+    { normalize(decode(PasskeySignUpOptionsRequest.self, $0)?.email) },
+    { checkPasskeyName(decode(PasskeyRegistrationRequest.self, $0)?.name) },
+    { _ = decode(PasskeySignInRequest.self, $0) },
+    { checkPasskeyName(decode(PasskeyRenameRequest.self, $0)?.name) },
 ]
+
+/// A passkey's name as the service keeps it: cleaned, 1 to 64 characters, and unchanged by cleaning again.
+func checkPasskeyName(_ raw: String?) {
+    guard let raw, let name = try? PasskeyService.validName(raw) else { return }
+    invariant((1...PasskeyService.maximumNameLength).contains(name.count), "a kept name of \(name.count) characters")
+    invariant((try? PasskeyService.validName(name)) == name, "cleaning \(raw.debugDescription) twice changes it")
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

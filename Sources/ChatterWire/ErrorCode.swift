@@ -44,6 +44,17 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case busy
     /// A limit was reached: retry after `Retry-After` seconds.
     case rateLimited = "rate_limited"
+    /// A passkey ceremony failed a check (`ErrorBody.check` names it: `challenge_mismatch`, `wrong_origin`, …).
+    case passkeyRejected = "passkey_rejected"
+    /// A passkey response whose challenge this server did not issue, or issued for another ceremony, or that
+    /// expired or was used: ask for new options.
+    case passkeyChallengeInvalid = "passkey_challenge_invalid"
+    /// A passkey this server does not know (deleted, or registered elsewhere).
+    case unknownPasskey = "unknown_passkey"
+    /// A passkey already registered (to this or another account).
+    case passkeyExists = "passkey_exists"
+    /// Removing it would leave the account with no way to sign in.
+    case lastWayToSignIn = "last_way_to_sign_in"
 
     // Requests.
     /// The JSON body is malformed or misses a field; the message names it.

@@ -41,6 +41,22 @@ public enum NativePath {
     /// Where Apple posts Sign in with Apple's server-to-server notifications (consent revoked, account deleted);
     /// not for apps.
     public static let appleNotifications = "/v1/apple/notifications"
+    /// `POST` with the access token: answers `PasskeyCreationOptions` for adding a passkey to the account.
+    public static let passkeyRegisterOptions = "/v1/auth/passkey/register/options"
+    /// `POST` a `PasskeyRegistrationRequest` with the access token: adds the passkey; answers `PasskeyInfo` (201).
+    public static let passkeyRegister = "/v1/auth/passkey/register"
+    /// `POST` a `PasskeySignUpOptionsRequest` (an address and its emailed code): answers `PasskeyCreationOptions`
+    /// for the address's account, created on first use.
+    public static let passkeySignUpOptions = "/v1/auth/passkey/signup/options"
+    /// `POST` a `PasskeyRegistrationRequest` made from sign-up options: adds the passkey; answers a `SessionResponse`.
+    public static let passkeySignUp = "/v1/auth/passkey/signup"
+    /// `POST`, no sign-in needed: answers `PasskeyRequestOptions` for a passkey sign-in.
+    public static let passkeySignInOptions = "/v1/auth/passkey/signin/options"
+    /// `POST` a `PasskeySignInRequest`; answers a `SessionResponse`.
+    public static let passkeySignIn = "/v1/auth/passkey/signin"
+    /// `GET` with the access token: the account's passkeys as `[PasskeyInfo]`. `PATCH` a `PasskeyRenameRequest` or
+    /// `DELETE` on `/v1/passkeys/<id>` renames or removes one (never the account's last way to sign in).
+    public static let passkeys = "/v1/passkeys"
     /// `GET`: the OpenAPI document that describes this API.
     public static let openAPI = "/openapi.json"
 }

@@ -1,3 +1,4 @@
+import ChatterTestSupport
 import Foundation
 import Testing
 
@@ -109,6 +110,37 @@ import Testing
         }
         #expect(error?.description.contains("hunter2") == false)
         #expect(error?.description.contains("--mail") == true)
+    }
+
+    /// The passkeys' relying party: derived from the host names and port, or set; trust anchors are read at
+    /// start, and a file that is not PEM certificates stops chatterd.
+    @Test func thePasskeyRelyingPartyIsDerivedOrSetAndItsAnchorsReadAtStart() async throws {
+        var derived = ServerConfiguration()
+        try derived.apply(environment: [:], arguments: ["--host", "chatter.example", "--port", "443"])
+        #expect(derived.relyingParty.id == "chatter.example")
+        #expect(derived.relyingParty.origins == ["https://chatter.example"])
+        #expect(ServerConfiguration().relyingParty.origins == ["https://localhost:8443"])
+        var set = ServerConfiguration()
+        try set.apply(
+            environment: ["CHATTERD_PASSKEY_ORIGINS": "https://chatter.example,android:apk-key-hash:abc"], arguments: ["--passkey-rp-id", "example"])
+        #expect(set.relyingParty.id == "example")
+        #expect(set.relyingParty.origins == ["https://chatter.example", "android:apk-key-hash:abc"])
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/anchors.pem"
+            try TrustAnchors.appleWebAuthnRootPEM.write(toFile: path, atomically: true, encoding: .utf8)
+            var anchors = ServerConfiguration()
+            try anchors.apply(environment: [:], arguments: ["--passkey-trust-anchors", path])
+            #expect(anchors.relyingParty.trustAnchors == [TrustAnchors.appleWebAuthnRoot])
+            try "not a certificate".write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: ConfigurationError.self) {
+                var bad = ServerConfiguration()
+                try bad.apply(environment: [:], arguments: ["--passkey-trust-anchors", path])
+            }
+            #expect(throws: ConfigurationError.self) {
+                var missing = ServerConfiguration()
+                try missing.apply(environment: [:], arguments: ["--passkey-trust-anchors", directory + "/absent.pem"])
+            }
+        }
     }
 
     @Test func theReadmeTableIsTheSettingsList() throws {

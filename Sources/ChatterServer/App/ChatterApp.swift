@@ -39,6 +39,7 @@ public enum ChatterApp {
         ).register(on: router)
         ProviderRoutes(providers: s.providers, signIn: s.signIn).register(on: router)
         EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
+        PasskeyRoutes(passkeys: s.passkeys, signIn: s.signIn).register(on: router, signedIn: signedIn)
         PasswordRoutes(passwords: s.passwords, signIn: s.signIn).register(on: router, signedIn: signedIn)
         SessionRoutes(sessions: s.sessions, accounts: s.accounts).register(on: router, signedIn: signedIn)
         WebSessionRoutes(handoffs: s.handoffs, pages: pages, web: web).register(on: router, signedIn: signedIn, browsers: browsers)

@@ -24,6 +24,7 @@ public struct ServerAssembly: Sendable {
     let handoffs: WebHandoffs
     let appleNotifications: AppleNotifications
     let timeline: Timeline
+    let passkeys: PasskeyService
     public let now: @Sendable () -> Date
     public let logger: Logger
 
@@ -62,5 +63,8 @@ public struct ServerAssembly: Sendable {
         handoffs = WebHandoffs(store: store, now: now)
         appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, now: now)
         timeline = Timeline(store: store, now: now)
+        passkeys = PasskeyService(
+            passkeys: store, users: store, limits: store, emailCodes: emailCodes, verifier: PasskeyVerifier(party: configuration.relyingParty, now: now),
+            audit: audit, now: now)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import X509
 
 /// Everything an operator can set. Defaults make `swift run chatterd` work with no flags; `settings`
 /// (ServerSetting.swift) lists each flag and `CHATTERD_*` variable once.
@@ -58,12 +59,28 @@ public struct ServerConfiguration: Sendable {
     public var googleWebClientID: String?
     /// Origins allowed to frame the web pages (an app's own web origin); none by default.
     public var webFrameAncestors: [String] = []
+    /// The passkeys' relying party ID; nil: the first of `hostnames`, else `localhost`.
+    public var passkeyRPID: String?
+    /// Origins a passkey ceremony may come from; empty: `https://RP_ID` (with the port unless 443).
+    public var passkeyOrigins: [String] = []
+    /// Roots attestation chains may end in, read from `--passkey-trust-anchors` when chatterd starts.
+    public var passkeyTrustAnchors: [Certificate] = []
+    /// Refuse a passkey whose attestation ends in no trust anchor (synced passkeys send none).
+    public var passkeyRequireTrustedAttestation = false
     /// Set by `--tls-cert`/`--tls-key` and `--http`; `apply` turns them into `transport`.
     var tlsCertificatePath: String?
     var tlsKeyPath: String?
     var plainHTTP = false
 
     public init() {}
+
+    /// Who chatterd is to passkey authenticators, from the settings above.
+    public var relyingParty: RelyingParty {
+        let id = passkeyRPID ?? hostnames.first ?? "localhost"
+        let origins = passkeyOrigins.isEmpty ? ["https://\(id)" + (port == 443 ? "" : ":\(port)")] : passkeyOrigins
+        return RelyingParty(
+            id: id, name: "Chatter", origins: origins, trustAnchors: passkeyTrustAnchors, requiresTrustedAttestation: passkeyRequireTrustedAttestation)
+    }
 
     /// Every audience a Google ID token may be issued to: the native clients' and the web button's.
     public var googleAudiences: [String] { googleClientIDs + (googleWebClientID.map { [$0] } ?? []) }

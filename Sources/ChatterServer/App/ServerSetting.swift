@@ -217,6 +217,29 @@ extension ServerConfiguration {
             "web-frame-ancestor", "CHATTERD_WEB_FRAME_ANCESTORS", "ORIGIN", default: "none",
             "origins allowed to frame the web pages (an app's own origin); no framing otherwise"
         ) { $0.webFrameAncestors = $1 },
+        .text(
+            "passkey-rp-id", "CHATTERD_PASSKEY_RP_ID", "DOMAIN", default: "the first `--host`, else `localhost`",
+            "passkeys' relying party ID: the domain (or a parent of it) the pages are served on"
+        ) { $0.passkeyRPID = $1 },
+        .list(
+            "passkey-origin", "CHATTERD_PASSKEY_ORIGINS", "ORIGIN", default: "`https://RP_ID`, with the port unless 443",
+            "origins a passkey may be used from: the pages' origin, `android:apk-key-hash:…` for Android apps"
+        ) { $0.passkeyOrigins = $1 },
+        ServerSetting(
+            "passkey-trust-anchors", "CHATTERD_PASSKEY_TRUST_ANCHORS", .value(placeholder: "PEM"), default: "none (Apple's WebAuthn root is built in)",
+            "a PEM file of roots that authenticators' attestation chains may end in"
+        ) { config, values in
+            guard let path = values.last else { return }
+            do {
+                config.passkeyTrustAnchors = try TrustAnchors.certificates(pem: String(contentsOfFile: path, encoding: .utf8))
+            } catch {
+                throw ConfigurationError("--passkey-trust-anchors / CHATTERD_PASSKEY_TRUST_ANCHORS: \(path): \(error)")
+            }
+        },
+        .flag(
+            "passkey-require-attestation", "CHATTERD_PASSKEY_REQUIRE_ATTESTATION",
+            "refuse a passkey whose attestation chain ends in no trust anchor (synced passkeys send none)"
+        ) { $0.passkeyRequireTrustedAttestation = $1 },
     ]
 
     /// Applies the `CHATTERD_*` variables that are set, then the flags in `arguments` (`--name VALUE`,

@@ -18,6 +18,12 @@ public struct AuditLog: Sendable {
         case appleConsentRevoked = "apple_consent_revoked"
         case appleAccountDeleted = "apple_account_deleted"
         case appleEmailChanged = "apple_email_changed"
+        case passkeyAdded = "passkey_added"
+        case passkeyRemoved = "passkey_removed"
+        /// A registration that failed a WebAuthn check (the detail names it).
+        case passkeyRejected = "passkey_rejected"
+        /// A passkey's counter went backwards: it may have been copied, and signs in no more.
+        case passkeyFlagged = "passkey_flagged"
         // An operator's actions (`AdminService`): the event's user is the account acted on, its actor the operator.
         case adminSessionRevoked = "admin_session_revoked"
         case adminSessionsRevoked = "admin_sessions_revoked"

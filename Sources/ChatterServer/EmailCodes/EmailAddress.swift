@@ -48,20 +48,24 @@ public enum EmailAddress {
     /// Unicode labels letters, marks and digits not starting with a combining mark, and a top-level label
     /// that is not all digits. The ideographic full stops IDNA maps to "." are read as ".".
     static func host(_ raw: String) -> String? {
-        let domain = String(raw.map { "。．｡".contains($0) ? "." : $0 })
+        // An ASCII domain has no ideographic stops to map, and is read byte by byte rather than by Character.
+        let domain = raw.utf8.allSatisfy { $0 < 0x80 } ? raw : String(raw.map { "。．｡".contains($0) ? "." : $0 })
         guard domain.utf8.count <= 253 else { return nil }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, labels.allSatisfy(isLabel), let last = labels.last, !last.allSatisfy(\.isASCIIDigit) else { return nil }
+        guard labels.count >= 2, labels.allSatisfy(isLabel), let last = labels.last, !last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            return nil
+        }
         return domain
     }
 
     static func isLabel(_ label: Substring) -> Bool {
         guard (1...63).contains(label.utf8.count), label.first != "-", label.last != "-" else { return false }
-        if label.allSatisfy(\.isASCII) {
+        if label.utf8.allSatisfy({ $0 < 0x80 }) {
             guard label.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else { return false }
             // "ab--" in the third and fourth places is reserved for encodings; only punycode's "xn--" is one.
-            let reserved = label.count >= 4 && label.dropFirst(2).hasPrefix("--")
-            return !reserved || (label.hasPrefix("xn--") && label.count > 4)
+            let bytes = Array(label.utf8)
+            let reserved = bytes.count >= 4 && bytes[2] == 0x2D && bytes[3] == 0x2D
+            return !reserved || (label.hasPrefix("xn--") && bytes.count > 4)
         }
         guard let first = label.unicodeScalars.first, !isCombiningMark(first) else { return false }
         return label.unicodeScalars.allSatisfy { scalar in
@@ -79,8 +83,4 @@ public enum EmailAddress {
     static func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
         [.nonspacingMark, .spacingMark, .enclosingMark].contains(scalar.properties.generalCategory)
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -33,9 +33,10 @@ struct EmailCodeFlow: Sendable {
         }
     }
 
-    /// Redeems `code` for `email` and returns its user, created on first sign-in.
-    func signIn(email: String, code: String, client: ClientInfo) async throws -> User {
-        try await redeem(code, for: email, method: .email, client: client)
+    /// Redeems `code` for `email` and returns its user, created on first sign-in. `method`: what the code
+    /// is proving the address for (a passkey sign-up redeems one too), as a refusal is audited.
+    func signIn(email: String, code: String, method: SignInMethod = .email, client: ClientInfo) async throws -> User {
+        try await redeem(code, for: email, method: method, client: client)
         let claims = IdentityClaims(key: .email(email), email: email, emailVerified: true)
         return try await users.signIn(claims, fallbackName: DisplayName.from(email: email), at: now())
     }

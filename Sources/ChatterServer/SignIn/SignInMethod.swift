@@ -1,6 +1,6 @@
 /// How a session began: kept with the session and in the audit log, and shown in session lists.
 public enum SignInMethod: String, Sendable, CaseIterable, Codable {
-    case google, apple, email, password
+    case google, apple, email, password, passkey
     /// A web-session hand-off: a signed-in app opened the browser.
     case web
 }

@@ -5,6 +5,7 @@ public struct LimitReached: Error, Equatable {
         case passwordSignIn = "password_sign_in"
         case passwordChange = "password_change"
         case webSession = "web_session"
+        case passkey
     }
 
     public var limit: Limit

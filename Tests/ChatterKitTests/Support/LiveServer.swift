@@ -14,6 +14,8 @@ import Testing
 /// in memory. Clients talk to it over real HTTP (or HTTPS with its development certificate).
 struct LiveServer: Sendable {
     static let appleClientID = "com.example.chatter"
+    /// The origin passkeys are made for (`SoftwareAuthenticator(origin:)`); the RP ID is `localhost`.
+    static let passkeyOrigin = "https://localhost:8443"
 
     let clock: TestClock
     let issuer: TestIssuer
@@ -48,6 +50,8 @@ struct LiveServer: Sendable {
                     config.sessionLifetime = sessionLifetime
                     config.lifetimes.access = accessLifetime
                     config.bcryptCost = 4  // speed only; the server's own tests check the production cost
+                    config.passkeyRPID = "localhost"
+                    config.passkeyOrigins = [passkeyOrigin]
                     config.transport = tls ? .developmentTLS : .http
                     if let serverCertificate { config.transport = .tls(certificatePath: serverCertificate.certificatePath, keyPath: serverCertificate.keyPath) }
                     var logger = Logger(label: "chatterd-kit-test")

@@ -40,6 +40,15 @@ import Testing
         "GET \(NativePath.chatts)",
         "POST \(NativePath.chatts)",
         "POST \(NativePath.appleNotifications)",
+        "POST \(NativePath.passkeyRegisterOptions)",
+        "POST \(NativePath.passkeyRegister)",
+        "POST \(NativePath.passkeySignUpOptions)",
+        "POST \(NativePath.passkeySignUp)",
+        "POST \(NativePath.passkeySignInOptions)",
+        "POST \(NativePath.passkeySignIn)",
+        "GET \(NativePath.passkeys)",
+        "PATCH \(NativePath.passkeys)/{id}",
+        "DELETE \(NativePath.passkeys)/{id}",
     ]
 
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]

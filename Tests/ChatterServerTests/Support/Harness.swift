@@ -15,6 +15,8 @@ import Testing
 struct Harness: Sendable {
     static let appleClientID = "com.example.chatter"
     static let userAgent = "ChatterTests/1.0"
+    /// The origin passkey ceremonies come from (`SoftwareAuthenticator(origin:)`); the RP ID is `localhost`.
+    static let passkeyOrigin = "https://localhost:8443"
 
     let clock: TestClock
     let issuer: TestIssuer
@@ -69,6 +71,8 @@ struct Harness: Sendable {
             config.googleClientIDs = [TestIssuer.clientID]
             config.appleClientIDs = [Self.appleClientID]
             config.bcryptCost = 4  // the cost only changes speed; PasswordTests checks the production default
+            config.passkeyRPID = "localhost"
+            config.passkeyOrigins = [Self.passkeyOrigin]
             configure(&config)
             var logger = Logger(label: "chatterd-test")
             logger.logLevel = .warning
@@ -117,6 +121,12 @@ struct Harness: Sendable {
         var headers = extra
         headers[WebSessionRoutes.appHeader] = WebSessionResponse.appHeaderValue
         return try await get(link, headers: headers)
+    }
+
+    func patch(_ path: String, _ value: some Encodable, bearer: String? = nil) async throws -> LiveResponse {
+        var headers: HTTPFields = [.contentType: "application/json", .userAgent: Self.userAgent]
+        if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        return try await client.execute(uri: path, method: .patch, headers: headers, body: ByteBuffer(bytes: try JSONEncoder().encode(value)))
     }
 
     func delete(_ path: String, bearer: String? = nil) async throws -> LiveResponse {

@@ -9,6 +9,7 @@ extension LimitReached: APIErrorConvertible {
             case .passwordSignIn: "Too many failed sign-ins; try again later or sign in with an emailed code."
             case .passwordChange: "Too many wrong passwords; try again later or reset the password with an emailed code."
             case .webSession: "Too many sign-in links; try again in a few minutes."
+            case .passkey: "Too many passkey requests from this network; try again in a few minutes."
             }
         return APIError(.tooManyRequests, .rateLimited, message).with(.retryAfter, String(retryAfter))
     }

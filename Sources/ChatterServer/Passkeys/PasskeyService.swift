@@ -1,0 +1,214 @@
+import ChatterWire
+import Crypto
+import Foundation
+
+/// Passkeys as a way to sign in (WebAuthn): the options each ceremony starts with, and the checks and
+/// storage it ends with. Every challenge is random, kept server-side by its hash and redeemed once; the
+/// sign-in itself ends in `SignInService`, like every other method.
+struct PasskeyService: Sendable {
+    let passkeys: any PasskeyRepository
+    let users: any UserRepository
+    let limits: any RateLimitRepository
+    /// A sign-up proves its address with an emailed code first.
+    let emailCodes: EmailCodeFlow
+    let verifier: PasskeyVerifier
+    let audit: AuditLog
+    let now: @Sendable () -> Date
+
+    /// How long options stay redeemable (WebAuthn's recommended default timeout, 5 minutes).
+    static let timeout: Double = 300
+    static let maximumNameLength = 64
+    /// Passkeys verify the user (biometrics or a PIN): what makes one a sign-in of its own.
+    static let userVerification = UserVerification.required
+    /// Options requests from one client network per `window`. Each stores a challenge, and every answer
+    /// that costs a signature check must redeem one, so this bounds both what strangers can make chatterd
+    /// keep and how many ceremonies they can make it verify.
+    static let ceremoniesPerNetwork = 60
+    static let window: Double = 600
+
+    var party: RelyingParty { verifier.party }
+
+    // MARK: Options
+
+    /// Options to add a passkey to `user`'s account: its user handle, and its passkeys to exclude.
+    func registrationOptions(for user: User, client: ClientInfo) async throws -> PasskeyCreationOptions {
+        try await admit(client)
+        let handle = try await passkeys.passkeyUserHandle(userID: user.id, candidate: SecureRandom.bytes(32))
+        let existing = try await passkeys.passkeys(of: user.id)
+        let challenge = try await issue(.register, userID: user.id, userHandle: handle)
+        return creationOptions(challenge: challenge, handle: handle, name: user.displayName, displayName: user.displayName, excluding: existing)
+    }
+
+    /// Options to sign up with a passkey for `email`, once `code` proves it: for the address's account,
+    /// created on first use as an emailed-code sign-in creates it.
+    func signUpOptions(email raw: String, code: String, client: ClientInfo) async throws -> PasskeyCreationOptions {
+        let email = try EmailCodeFlow.address(raw)
+        try await admit(client)
+        let user = try await emailCodes.signIn(email: email, code: code, method: .passkey, client: client)
+        let handle = try await passkeys.passkeyUserHandle(userID: user.id, candidate: SecureRandom.bytes(32))
+        let existing = try await passkeys.passkeys(of: user.id)
+        let challenge = try await issue(.signUp, userID: user.id, email: email, userHandle: handle)
+        return creationOptions(challenge: challenge, handle: handle, name: email, displayName: user.displayName, excluding: existing)
+    }
+
+    /// Options for signing in: no account is named, the passkey names it (discoverable credentials).
+    func signInOptions(client: ClientInfo) async throws -> PasskeyRequestOptions {
+        try await admit(client)
+        let challenge = try await issue(.signIn)
+        return PasskeyRequestOptions(
+            challenge: Base64URL.encode(challenge), timeout: Int(Self.timeout * 1000), rpId: party.id, userVerification: Self.userVerification.rawValue)
+    }
+
+    func creationOptions(challenge: [UInt8], handle: [UInt8], name: String, displayName: String, excluding existing: [PasskeyRecord])
+        -> PasskeyCreationOptions
+    {
+        PasskeyCreationOptions(
+            rp: .init(id: party.id, name: party.name), user: .init(id: Base64URL.encode(handle), name: name, displayName: displayName),
+            challenge: Base64URL.encode(challenge), pubKeyCredParams: COSEAlgorithm.allCases.map { .init(alg: $0.rawValue) },
+            timeout: Int(Self.timeout * 1000),
+            excludeCredentials: existing.map {
+                PasskeyDescriptor(id: Base64URL.encode($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports)
+            },
+            authenticatorSelection: .init(residentKey: "required", requireResidentKey: true, userVerification: Self.userVerification.rawValue),
+            attestation: party.requiresTrustedAttestation ? "direct" : "none")
+    }
+
+    /// A fresh challenge from the CSPRNG, stored by its hash for `timeout`.
+    func issue(_ purpose: PasskeyChallenge.Purpose, userID: UUID? = nil, email: String? = nil, userHandle: [UInt8]? = nil) async throws -> [UInt8] {
+        let challenge = SecureRandom.bytes(32)
+        try await passkeys.storePasskeyChallenge(
+            PasskeyChallenge(
+                hash: Array(SHA256.hash(data: challenge)), purpose: purpose, userID: userID, email: email, userHandle: userHandle,
+                userVerification: Self.userVerification, expiresAt: now().addingTimeInterval(Self.timeout)))
+        return challenge
+    }
+
+    // MARK: Answers
+
+    /// Ends a sign-up: adds the passkey to the account its options were made for, and returns the account.
+    func signUp(_ request: PasskeyRegistrationRequest, client: ClientInfo) async throws -> User {
+        let passkey = try await register(request, purpose: .signUp, user: nil, client: client)
+        guard let user = try await users.user(id: passkey.userID) else { throw StoreError.userGone }
+        return user
+    }
+
+    /// Adds the passkey of a registration whose options were made for `user` (`purpose` `.register`) or for
+    /// a sign-up (`.signUp`, any account: the challenge names it). Returns the stored passkey.
+    func register(_ request: PasskeyRegistrationRequest, purpose: PasskeyChallenge.Purpose, user: User?, client: ClientInfo) async throws
+        -> PasskeyRecord
+    {
+        let (challenge, bytes) = try await redeem(request.credential.response.clientDataJSON, purpose: purpose)
+        guard let owner = challenge.userID, user == nil || user?.id == owner else { throw PasskeyError.invalidChallenge }
+        let name = try request.name.map(Self.validName)
+        let verified: VerifiedRegistration
+        do {
+            verified = try await verifier.inspectRegistration(request.credential, challenge: bytes, userVerification: challenge.userVerification).get()
+        } catch {
+            await audit.record(.passkeyRejected, user: owner, method: .passkey, client: client, detail: error.check.rawValue)
+            throw PasskeyError.rejected(error)
+        }
+        let record = PasskeyRecord(
+            credentialID: verified.credentialID, userID: owner, publicKey: verified.publicKey.encoded, signCount: verified.signCount,
+            aaguid: verified.aaguid, backupEligible: verified.backupEligible, backedUp: verified.backedUp, transports: verified.transports,
+            attestationFormat: verified.format.rawValue, name: name ?? AuthenticatorNames.name(aaguid: verified.aaguid) ?? "Passkey", createdAt: now())
+        guard try await passkeys.insertPasskey(record) else { throw PasskeyError.exists }
+        await audit.record(.passkeyAdded, user: owner, method: .passkey, client: client, detail: verified.format.rawValue)
+        return record
+    }
+
+    /// The account a passkey assertion signs in, after every check; the passkey's counter moves forward
+    /// in the same step that accepts it.
+    func signIn(_ request: PasskeySignInRequest, client: ClientInfo) async throws -> User {
+        let response = request.credential
+        let (challenge, bytes) = try await redeem(response.response.clientDataJSON, purpose: .signIn)
+        guard let id = Base64URL.decode(response.rawId), let stored = try await passkeys.passkey(credentialID: id), !stored.flagged else {
+            await audit.record(.signInFailed, method: .passkey, client: client, detail: ErrorCode.unknownPasskey.rawValue)
+            throw PasskeyError.unknownPasskey
+        }
+        let handle = try await passkeys.passkeyUserHandle(userID: stored.userID, candidate: SecureRandom.bytes(32))
+        let credential = PasskeyVerifier.Credential(
+            id: stored.credentialID, publicKey: try COSEKey(encoded: stored.publicKey), signCount: stored.signCount,
+            backupEligible: stored.backupEligible, userHandle: handle)
+        let verified: VerifiedAssertion
+        do {
+            verified = try verifier.inspectAuthentication(response, challenge: bytes, userVerification: challenge.userVerification, credential: credential)
+                .get()
+        } catch {
+            if error.check == .signCount { try await flag(stored, client: client) }
+            await audit.record(.signInFailed, user: stored.userID, method: .passkey, client: client, detail: error.check.rawValue)
+            throw PasskeyError.rejected(error)
+        }
+        guard try await passkeys.recordPasskeyUse(credentialID: id, signCount: verified.signCount, backedUp: verified.backedUp, at: now()) else {
+            // Another assertion stored a counter at least this high meanwhile: one of the two is a copy.
+            try await flag(stored, client: client)
+            throw PasskeyError.rejected(PasskeyRejected(check: .signCount, reason: "the counter did not move forward"))
+        }
+        guard let user = try await users.user(id: stored.userID) else { throw PasskeyError.unknownPasskey }
+        return user
+    }
+
+    func flag(_ passkey: PasskeyRecord, client: ClientInfo) async throws {
+        try await passkeys.flagPasskey(credentialID: passkey.credentialID)
+        await audit.record(.passkeyFlagged, user: passkey.userID, method: .passkey, client: client, detail: "counter went backwards")
+    }
+
+    /// Takes the challenge the client data names: each is redeemed once, and only for its own ceremony.
+    func redeem(_ clientDataJSON: String, purpose: PasskeyChallenge.Purpose) async throws -> (PasskeyChallenge, [UInt8]) {
+        guard let data = Base64URL.decode(clientDataJSON), let clientData = ClientData.parse(data), let bytes = Base64URL.decode(clientData.challenge),
+            bytes.count == 32
+        else { throw PasskeyError.invalidChallenge }
+        guard let challenge = try await passkeys.takePasskeyChallenge(hash: Array(SHA256.hash(data: bytes)), at: now()), challenge.purpose == purpose else {
+            throw PasskeyError.invalidChallenge
+        }
+        return (challenge, bytes)
+    }
+
+    /// One options request from `client`, counted before any work in one store step per network.
+    func admit(_ client: ClientInfo) async throws {
+        for (index, network) in client.limitKeys.enumerated() {
+            let limit = ClientNetwork.limit(Self.ceremoniesPerNetwork, widenedFor: index)
+            guard try await limits.hit("passkey:\(network)", window: Self.window, at: now()) <= limit else {
+                throw LimitReached(.passkey, retryAfter: Int(Self.window))
+            }
+        }
+    }
+
+    // MARK: The account's passkeys
+
+    func list(_ user: User) async throws -> [PasskeyInfo] {
+        try await passkeys.passkeys(of: user.id).map(Self.info)
+    }
+
+    func rename(_ id: String, to name: String, user: User, client: ClientInfo) async throws -> PasskeyInfo {
+        let name = try Self.validName(name)
+        guard let credentialID = Base64URL.decode(id), try await passkeys.renamePasskey(credentialID: credentialID, userID: user.id, name: name),
+            let renamed = try await passkeys.passkey(credentialID: credentialID)
+        else { throw PasskeyError.notFound }
+        return Self.info(renamed)
+    }
+
+    func delete(_ id: String, user: User, client: ClientInfo) async throws {
+        guard let credentialID = Base64URL.decode(id) else { throw PasskeyError.notFound }
+        switch try await passkeys.deletePasskey(credentialID: credentialID, userID: user.id) {
+        case .deleted: await audit.record(.passkeyRemoved, user: user.id, method: .passkey, client: client)
+        case .notFound: throw PasskeyError.notFound
+        case .lastWayToSignIn: throw PasskeyError.lastWayToSignIn
+        }
+    }
+
+    static func info(_ record: PasskeyRecord) -> PasskeyInfo {
+        PasskeyInfo(
+            id: Base64URL.encode(record.credentialID), name: record.name, authenticator: AuthenticatorNames.name(aaguid: record.aaguid),
+            synced: record.backedUp,
+            createdAt: record.createdAt.timeIntervalSince1970, lastUsedAt: record.lastUsedAt?.timeIntervalSince1970, flagged: record.flagged)
+    }
+
+    /// A name as the account page shows it: cleaned as every shown label is (`DisplayText`), 1 to
+    /// `maximumNameLength` characters, and nothing over 4 KiB read at all.
+    static func validName(_ raw: String) throws -> String {
+        guard raw.utf8.count <= 4096 else { throw PasskeyError.invalidName }
+        let name = DisplayText.clean(raw)
+        guard (1...maximumNameLength).contains(name.count) else { throw PasskeyError.invalidName }
+        return name
+    }
+}

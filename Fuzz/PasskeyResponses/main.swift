@@ -97,7 +97,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard let decoded = try? JSONDecoder().decode(RegistrationResponseJSON.self, from: Data(body)) else { return 0 }
             response = decoded
         }
-        let report = blocking { await verifier.inspectRegistration(response, challenge: Fixture.value("challenge")) }
+        let sent = response
+        let report = blocking { await verifier.inspectRegistration(sent, challenge: Fixture.value("challenge")) }
         checkReport(report, "registration")
         if let verified = report.verified {
             // Only the vector's own credential can register: anything else has no valid attestation signature.

@@ -12,7 +12,18 @@ public indirect enum CBOR: Sendable, Equatable {
     case bool(Bool)
     case null
     case undefined
-    case float(Double)
+    case float(FloatValue)
+
+    /// A floating-point value, equal to another when their bits are: so NaN equals itself, as a map key and a
+    /// decoded item compared with itself must.
+    public struct FloatValue: Sendable, Equatable, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
+        public let value: Double
+        public init(_ value: Double) { self.value = value }
+        public init(floatLiteral value: Double) { self.value = value }
+        public init(integerLiteral value: Int) { self.value = Double(value) }
+        public static let infinity = FloatValue(.infinity)
+        public static func == (a: FloatValue, b: FloatValue) -> Bool { a.value.bitPattern == b.value.bitPattern }
+    }
 
     public struct Entry: Sendable, Equatable {
         public var key: CBOR
@@ -168,9 +179,9 @@ public enum CBORDecoder {
             case 22: return .null
             case 23: return .undefined
             case 24: throw .invalidSimpleValue(try byte())  // simple values 32–255: unassigned
-            case 25: return .float(Self.half(UInt16(try argument(info))))
-            case 26: return .float(Double(Float(bitPattern: UInt32(try argument(info)))))
-            case 27: return .float(Double(bitPattern: try argument(info)))
+            case 25: return .float(.init(Self.half(UInt16(try argument(info)))))
+            case 26: return .float(.init(Double(Float(bitPattern: UInt32(try argument(info))))))
+            case 27: return .float(.init(Double(bitPattern: try argument(info))))
             case 31: throw .indefiniteLength  // a "break" outside an indefinite item
             case 28...30: throw .reservedAdditionalInfo(info)
             default: throw .invalidSimpleValue(info)

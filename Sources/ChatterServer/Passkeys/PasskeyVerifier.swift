@@ -53,8 +53,7 @@ public struct PasskeyVerifier: Sendable {
         do {
             object = try AttestationObject(objectBytes)
         } catch {
-            let unsupported =
-                if case .badPublicKey(let why) = error as? AuthenticatorData.Failure, why.contains("not one chatterd accepts") { true } else { false }
+            let unsupported = if case .unsupportedAlgorithm = error as? AuthenticatorData.Failure { true } else { false }
             report.record(unsupported ? .algorithm : .format, false, "the attestation object: \(error)")
             return report
         }
@@ -70,9 +69,8 @@ public struct PasskeyVerifier: Sendable {
 
         checkClientData(&report, clientData, type: "webauthn.create", challenge: challenge)
         checkAuthenticatorData(&report, object.authData, userVerification: userVerification, storedBackupEligible: nil)
-        report.record(
-            .algorithm, algorithms.contains(credential.publicKey.algorithm),
-            "\(credential.publicKey.algorithm.name)\(algorithms.contains(credential.publicKey.algorithm) ? "" : " was not offered")")
+        let offered = algorithms.contains(credential.publicKey.algorithm)
+        report.record(.algorithm, offered, credential.publicKey.algorithm.name + (offered ? "" : " was not offered"))
 
         let clientDataHash = Array(SHA256.hash(data: clientDataBytes))
         let statement: AttestationStatement.Verified
@@ -137,11 +135,11 @@ public struct PasskeyVerifier: Sendable {
         checkAuthenticatorData(&report, authData, userVerification: userVerification, storedBackupEligible: credential.backupEligible)
 
         let signed = authDataBytes + Array(SHA256.hash(data: clientDataBytes))
+        let algorithm = credential.publicKey.algorithm.name
+        let signatureValid = credential.publicKey.isValidSignature(signature, for: signed)
         report.record(
-            .signature, credential.publicKey.isValidSignature(signature, for: signed),
-            credential.publicKey.isValidSignature(signature, for: signed)
-                ? "\(credential.publicKey.algorithm.name) signature by the credential's key"
-                : "the signature does not verify with the credential's \(credential.publicKey.algorithm.name) key")
+            .signature, signatureValid,
+            signatureValid ? "\(algorithm) signature by the credential's key" : "the signature does not verify with the credential's \(algorithm) key")
         // §6.1.1: a counter is meaningful once either side is non-zero; synced passkeys keep 0.
         let counterMoves = authData.signCount != 0 || credential.signCount != 0
         if !counterMoves {

@@ -33,6 +33,8 @@ public struct AuthenticatorData: Sendable {
         case tooShort(Int)
         case credentialIDTooLong(Int)
         case badPublicKey(String)
+        /// A well-formed key of an algorithm chatterd does not accept: reported as its own check, not as malformed.
+        case unsupportedAlgorithm(COSEKeyError)
         case badExtensions(String)
         case trailingBytes(Int)
 
@@ -41,6 +43,7 @@ public struct AuthenticatorData: Sendable {
             case .tooShort(let count): "authenticator data of \(count) bytes is shorter than its flags promise"
             case .credentialIDTooLong(let count): "a credential ID of \(count) bytes (at most \(AuthenticatorData.maximumCredentialIDBytes))"
             case .badPublicKey(let why): "the credential public key: \(why)"
+            case .unsupportedAlgorithm(let error): "the credential public key: \(error)"
             case .badExtensions(let why): "the extensions: \(why)"
             case .trailingBytes(let count): "\(count) bytes after the authenticator data's last field"
             }
@@ -71,8 +74,11 @@ public struct AuthenticatorData: Sendable {
                 offset += consumed
             } catch let error as CBORError {
                 throw .badPublicKey(error.description)
+            } catch let error as COSEKeyError {
+                if case .unsupportedAlgorithm = error { throw .unsupportedAlgorithm(error) }
+                throw .badPublicKey(error.description)
             } catch {
-                throw .badPublicKey((error as? COSEKeyError)?.description ?? "\(error)")
+                throw .badPublicKey("\(error)")
             }
             attestedCredential = AttestedCredential(aaguid: aaguid, credentialID: credentialID, publicKey: key)
         } else {

@@ -147,7 +147,7 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var emailVerified: Bool
     /// The name parts Sign in with Apple shared, when it did; nil otherwise.
     public var name: NameParts?
-    /// Sign-in methods linked to this account: "google", "apple", "email", "password".
+    /// Sign-in methods linked to this account: "google", "apple", "email", "password", "passkey".
     public var methods: [String]
 
     /// A profile as chatterd builds it.

@@ -30,7 +30,7 @@ public final class AccountFlow {
 
     /// The sign-in methods linked to the account, for a person: "Google, Password".
     public var methodsDescription: String {
-        let names = ["google": "Google", "apple": "Apple", "email": "Email code", "password": "Password"]
+        let names = ["google": "Google", "apple": "Apple", "email": "Email code", "password": "Password", "passkey": "Passkey"]
         return (profile?.methods ?? []).map { names[$0] ?? $0.capitalized }.joined(separator: ", ")
     }
 

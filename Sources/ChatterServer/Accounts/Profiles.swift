@@ -12,6 +12,7 @@ struct Profiles: Sendable {
         let identities = account.identities
         var methods = identities.map { Self.method(of: $0.key.issuer) }
         if account.hasPassword { methods.append(.password) }
+        if account.hasPasskey { methods.append(.passkey) }
         let verified = identities.first { $0.emailVerified && $0.email != nil }
         let email = verified ?? identities.first { $0.email != nil }
         return UserProfile(

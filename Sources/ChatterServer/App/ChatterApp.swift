@@ -47,10 +47,12 @@ public enum ChatterApp {
         ChattRoutes(timeline: s.timeline).register(on: router, signedIn: signedIn)
         OpenAPIRoute.register(on: router)
         TimelinePages(timeline: s.timeline, pages: pages, web: web).register(on: browsers)
-        AuthPages(
-            emailCodes: s.emailCodes, passwords: s.passwords, providers: s.providers, signIn: s.signIn, pages: pages, web: web, now: now
-        ).register(on: browsers)
-        AccountPages(accounts: s.accounts, pages: pages, web: web).register(on: browsers)
+        let auth = AuthPages(
+            emailCodes: s.emailCodes, passwords: s.passwords, providers: s.providers, signIn: s.signIn, pages: pages, web: web, now: now)
+        auth.register(on: browsers)
+        let account = AccountPages(accounts: s.accounts, passkeys: s.passkeys, pages: pages, web: web)
+        account.register(on: browsers)
+        PasskeyPages(passkeys: s.passkeys, auth: auth, account: account, web: web).register(on: browsers)
         AdminPages(admin: s.admin, pages: pages, web: web).register(on: browsers)
         router.get("static/:file") { _, context in
             guard let response = context.parameters.get("file").flatMap(pages.asset) else { throw APIError(.notFound, .notFound, "No such file.") }

@@ -125,7 +125,7 @@ struct PasskeyService: Sendable {
             await audit.record(.signInFailed, method: .passkey, client: client, detail: ErrorCode.unknownPasskey.rawValue)
             throw PasskeyError.unknownPasskey
         }
-        let handle = try await passkeys.passkeyUserHandle(userID: stored.userID, candidate: SecureRandom.bytes(32))
+        guard let handle = try await passkeys.passkeyUserHandle(userID: stored.userID) else { throw PasskeyError.unknownPasskey }
         let credential = PasskeyVerifier.Credential(
             id: stored.credentialID, publicKey: try COSEKey(encoded: stored.publicKey), signCount: stored.signCount,
             backupEligible: stored.backupEligible, userHandle: handle)

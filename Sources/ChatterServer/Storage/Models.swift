@@ -56,6 +56,13 @@ public struct Identity: Sendable, Equatable {
 public struct AccountSummary: Sendable, Equatable {
     public var identities: [Identity]
     public var hasPassword: Bool
+    public var hasPasskey: Bool
+
+    public init(identities: [Identity], hasPassword: Bool, hasPasskey: Bool = false) {
+        self.identities = identities
+        self.hasPassword = hasPassword
+        self.hasPasskey = hasPasskey
+    }
 }
 
 /// An identity and the account it belongs to.

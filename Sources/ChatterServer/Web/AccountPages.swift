@@ -3,10 +3,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// `/account`: the profile, the sessions with "revoke", sign-out (this browser or everywhere), and
-/// deleting the account after a confirmation step.
+/// `/account`: the profile, the passkeys (`PasskeyPages` handles their forms), the sessions with
+/// "revoke", sign-out (this browser or everywhere), and deleting the account after a confirmation step.
 struct AccountPages {
     let accounts: AccountService
+    let passkeys: PasskeyService
     let pages: WebPages
     let web: WebSessions
 
@@ -23,10 +24,18 @@ struct AccountPages {
             let id, device, createdISO, createdUTC, usedISO, usedUTC: String
             let current: Bool
         }
+        struct Passkey {
+            let id, name, createdISO, createdUTC: String
+            let authenticator: String?
+            let usedISO, usedUTC: String?
+            let synced, flagged: Bool
+        }
         let frame: PageFrame
         let name: String
         let email: String?
         let methods: String
+        let passkeys: [Passkey]
+        let passkeyNameLength = PasskeyService.maximumNameLength
         let sessions: [Item]
         /// An operator's page links to /admin.
         let isOperator: Bool
@@ -41,21 +50,29 @@ struct AccountPages {
 
     static let signInFirst = WebSessions.redirect(to: "/auth?next=/account")
 
-    func show(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+    /// The page, or (`error`) the page again with what a form on it could not do.
+    func show(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
         guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
         let profile = try await accounts.profile(session.user)
         let records = try await accounts.sessions(of: session.user)
-        let notice = request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text
+        let notice = error == nil ? request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text : nil
         let page = Page(
-            frame: pages.frame("Your account", visitor, notice: notice), name: profile.displayName, email: profile.email,
+            frame: pages.frame("Your account", visitor, notice: notice, error: error?.body.message), name: profile.displayName, email: profile.email,
             methods: profile.methods.joined(separator: ", "),
+            passkeys: try await passkeys.list(session.user).map {
+                let created = Date(timeIntervalSince1970: $0.createdAt)
+                let used = $0.lastUsedAt.map { Date(timeIntervalSince1970: $0) }
+                return Page.Passkey(
+                    id: $0.id, name: $0.name, createdISO: WebTime.iso(created), createdUTC: WebTime.utc(created), authenticator: $0.authenticator,
+                    usedISO: used.map(WebTime.iso), usedUTC: used.map(WebTime.utc), synced: $0.synced, flagged: $0.flagged)
+            },
             sessions: records.map {
                 Page.Item(
                     id: $0.id.uuidString, device: Self.describe($0), createdISO: WebTime.iso($0.createdAt), createdUTC: WebTime.utc($0.createdAt),
                     usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID)
             },
             isOperator: try await accounts.isOperator(session.user))
-        return pages.render("account", page, visitor: visitor)
+        return pages.render("account", page, status: error?.status ?? .ok, visitor: visitor)
     }
 
     /// A session as a person recognises it: the browser or app, and how it signed in.

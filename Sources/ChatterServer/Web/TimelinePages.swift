@@ -63,6 +63,9 @@ enum Notice: String {
     case signedOutEverywhere = "signed-out-everywhere"
     case revoked, deleted
     case alreadySignedIn = "signed-in"
+    case passkeyAdded = "passkey-added"
+    case passkeyRenamed = "passkey-renamed"
+    case passkeyRemoved = "passkey-removed"
 
     var text: String {
         switch self {
@@ -71,6 +74,9 @@ enum Notice: String {
         case .revoked: "That session is signed out."
         case .deleted: "Your account is deleted."
         case .alreadySignedIn: "You are signed in."
+        case .passkeyAdded: "Your passkey is added: you can sign in with it now."
+        case .passkeyRenamed: "The passkey is renamed."
+        case .passkeyRemoved: "The passkey is removed."
         }
     }
 }

@@ -39,9 +39,17 @@ struct WebBrowser {
         return try await postRaw(path, Self.encode(all))
     }
 
-    mutating func postRaw(_ path: String, _ body: String) async throws -> LiveResponse {
+    /// Posts `fields` as `chatter.js` posts a passkey ceremony's first step: a form, answered with JSON.
+    mutating func postForJSON(_ path: String, _ fields: [(String, String)] = [], csrf token: String? = nil) async throws -> LiveResponse {
+        var all = fields
+        all.append(("csrf", token ?? csrf(forPath: path)))
+        return try await postRaw(path, Self.encode(all), accept: "application/json")
+    }
+
+    mutating func postRaw(_ path: String, _ body: String, accept: String? = nil) async throws -> LiveResponse {
         var fields = headers
         fields[.contentType] = "application/x-www-form-urlencoded"
+        if let accept { fields[.accept] = accept }
         return remember(try await h.client.execute(uri: path, method: .post, headers: fields, body: ByteBuffer(string: body)))
     }
 
@@ -53,7 +61,7 @@ struct WebBrowser {
 
     mutating func remember(_ response: LiveResponse) -> LiveResponse {
         for header in response.headers[values: .setCookie] {
-            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
+            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard pair.count == 2 else { continue }
             if header.contains("Max-Age=0") || pair[1].isEmpty { cookies[pair[0]] = nil } else { cookies[pair[0]] = pair[1] }
         }

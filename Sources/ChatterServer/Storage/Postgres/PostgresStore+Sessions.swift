@@ -105,7 +105,8 @@ extension PostgresStore {
             INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT presented, id, at_time FROM rotated
         )
         SELECT r.id AS session_id, r.refresh_hash, r.access_expires_at, r.absolute_expires_at, \(userColumns),
-            EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = r.user_id) AS has_password, i.issuer, i.subject, i.email, i.email_verified
+            EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = r.user_id) AS has_password,
+            EXISTS (SELECT 1 FROM passkeys k WHERE k.user_id = r.user_id) AS has_passkey, i.issuer, i.subject, i.email, i.email_verified
         FROM rotated r JOIN users u ON u.id = r.user_id LEFT JOIN identities i ON i.user_id = r.user_id
         ORDER BY r.id, i.created_at
         """
@@ -119,7 +120,8 @@ extension PostgresStore {
             var session =
                 try rotated[rotation]
                 ?? RotatedSession(
-                    sessionID: row.value("session_id"), user: User(row: row), account: AccountSummary(identities: [], hasPassword: row.value("has_password")),
+                    sessionID: row.value("session_id"), user: User(row: row),
+                    account: AccountSummary(identities: [], hasPassword: row.value("has_password"), hasPasskey: row.value("has_passkey")),
                     accessExpiresAt: row.value("access_expires_at"), absoluteExpiresAt: row.value("absolute_expires_at"))
             if try row.value("issuer", as: String?.self) != nil { session.account.identities.append(try Identity(row: row)) }
             rotated[rotation] = session

@@ -40,13 +40,14 @@ extension PostgresStore {
     public func accountSummary(userID: UUID) async throws -> AccountSummary {
         let rows = try await rows(
             """
-            SELECT p.has_password, i.issuer, i.subject, i.email, i.email_verified
-            FROM (SELECT EXISTS (SELECT 1 FROM passwords WHERE user_id = \(userID)) AS has_password) p
+            SELECT p.has_password, p.has_passkey, i.issuer, i.subject, i.email, i.email_verified
+            FROM (SELECT EXISTS (SELECT 1 FROM passwords WHERE user_id = \(userID)) AS has_password,
+                EXISTS (SELECT 1 FROM passkeys WHERE user_id = \(userID)) AS has_passkey) p
             LEFT JOIN identities i ON i.user_id = \(userID) ORDER BY i.created_at
             """, keepsSessionCache: true)
         return AccountSummary(
             identities: try rows.filter { try $0.value("issuer", as: String?.self) != nil }.map(Identity.init(row:)),
-            hasPassword: try rows.first?.value("has_password") ?? false)
+            hasPassword: try rows.first?.value("has_password") ?? false, hasPasskey: try rows.first?.value("has_passkey") ?? false)
     }
 
     public func deleteIdentity(_ key: IdentityKey) async throws -> UUID? {

@@ -42,14 +42,20 @@ extension SQLiteStore {
         let rows = try await db.query(
             """
             SELECT u.id, u.display_name, u.given_name, u.family_name, u.middle_name, u.nickname, u.name_prefix, u.name_suffix,
-                EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = u.id) AS has_password, i.issuer, i.subject, i.email, i.email_verified
+                EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = u.id) AS has_password,
+                EXISTS (SELECT 1 FROM passkeys k WHERE k.user_id = u.id) AS has_passkey, i.issuer, i.subject, i.email, i.email_verified
             FROM users u LEFT JOIN identities i ON i.user_id = u.id
             WHERE u.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", "))) ORDER BY i.created_at
             """, ids.map(SQLiteData.uuid))
         var accounts: [UUID: (user: User, account: AccountSummary)] = [:]
         for row in rows {
             let id = try row.uuid("id")
-            var entry = try accounts[id] ?? (User(row: row), AccountSummary(identities: [], hasPassword: row.column("has_password")?.bool == true))
+            var entry =
+                try accounts[id] ?? (
+                    User(row: row),
+                    AccountSummary(
+                        identities: [], hasPassword: row.column("has_password")?.bool == true, hasPasskey: row.column("has_passkey")?.bool == true)
+                )
             if row.column("issuer")?.string != nil { entry.account.identities.append(try Identity(row: row)) }
             accounts[id] = entry
         }

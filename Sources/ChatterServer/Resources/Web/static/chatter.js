@@ -27,3 +27,127 @@ document.addEventListener("DOMContentLoaded", () => {
     }, 1000);
   }
 });
+
+// Passkeys: shown only where the browser has WebAuthn. Each ceremony posts the page's token for its
+// options, asks the browser for a credential, and submits the form it belongs to with the credential
+// as JSON (the form's answer is a redirect, as every form's is).
+const base64url = {
+  decode(text) {
+    const plain = text.replace(/-/g, "+").replace(/_/g, "/");
+    const binary = atob(plain + "===".slice((plain.length + 3) % 4));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0)).buffer;
+  },
+  encode(buffer) {
+    let binary = "";
+    for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  },
+};
+
+const passkeyOptions = {
+  create(json) {
+    return {
+      ...json,
+      challenge: base64url.decode(json.challenge),
+      user: { ...json.user, id: base64url.decode(json.user.id) },
+      excludeCredentials: (json.excludeCredentials || []).map((c) => ({ ...c, id: base64url.decode(c.id) })),
+    };
+  },
+  get(json) {
+    return {
+      ...json,
+      challenge: base64url.decode(json.challenge),
+      allowCredentials: (json.allowCredentials || []).map((c) => ({ ...c, id: base64url.decode(c.id) })),
+    };
+  },
+};
+
+// PublicKeyCredential.toJSON() where the browser has it; the same fields written out where it does not.
+function credentialJSON(credential) {
+  if (typeof credential.toJSON === "function") return credential.toJSON();
+  const r = credential.response;
+  const response = { clientDataJSON: base64url.encode(r.clientDataJSON) };
+  if (r.attestationObject) {
+    response.attestationObject = base64url.encode(r.attestationObject);
+    if (typeof r.getTransports === "function") response.transports = r.getTransports();
+  } else {
+    response.authenticatorData = base64url.encode(r.authenticatorData);
+    response.signature = base64url.encode(r.signature);
+    if (r.userHandle) response.userHandle = base64url.encode(r.userHandle);
+  }
+  return {
+    id: credential.id, rawId: base64url.encode(credential.rawId), type: credential.type, response,
+    authenticatorAttachment: credential.authenticatorAttachment || undefined, clientExtensionResults: {},
+  };
+}
+
+async function fetchPasskeyOptions(form) {
+  const body = new URLSearchParams({ csrf: form.dataset.optionsCsrf });
+  if (form.dataset.codeFrom) body.set("code", (document.getElementById(form.dataset.codeFrom) || {}).value || "");
+  const answer = await fetch(form.dataset.options, { method: "POST", body, credentials: "same-origin", headers: { Accept: "application/json" } });
+  const json = await answer.json().catch(() => ({}));
+  if (!answer.ok) throw new Error(json.message || "The server did not answer; try again.");
+  return json;
+}
+
+function passkeyFailure(error) {
+  if (error && error.name === "NotAllowedError") return "The passkey request was cancelled or timed out.";
+  if (error && error.name === "InvalidStateError") return "This device already holds a passkey for your account.";
+  if (error && error.name === "AbortError") return null;
+  return (error && error.message) || "The passkey did not work; try again.";
+}
+
+function submitCredential(form, credential) {
+  form.elements.credential.value = JSON.stringify(credentialJSON(credential));
+  form.submit();
+}
+
+let conditionalRequest = null;
+
+async function passkeyCeremony(form) {
+  const shown = form.querySelector("[data-passkey-error]");
+  if (shown) shown.hidden = true;
+  try {
+    if (conditionalRequest) conditionalRequest.abort();
+    const options = await fetchPasskeyOptions(form);
+    const credential =
+      form.dataset.passkey === "create"
+        ? await navigator.credentials.create({ publicKey: passkeyOptions.create(options) })
+        : await navigator.credentials.get({ publicKey: passkeyOptions.get(options) });
+    submitCredential(form, credential);
+  } catch (error) {
+    const message = passkeyFailure(error);
+    if (shown && message) {
+      shown.textContent = message;
+      shown.hidden = false;
+    }
+  }
+}
+
+// AutoFill: the sign-in page offers the browser's passkeys in its email fields' suggestions.
+async function passkeyAutofill(form) {
+  if (!(await PublicKeyCredential.isConditionalMediationAvailable?.())) return;
+  conditionalRequest = new AbortController();
+  try {
+    const options = await fetchPasskeyOptions(form);
+    const credential = await navigator.credentials.get({
+      publicKey: passkeyOptions.get(options), mediation: "conditional", signal: conditionalRequest.signal,
+    });
+    if (credential) submitCredential(form, credential);
+  } catch (_) {
+    // Cancelled for the button's own request, or refused: the button still works.
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  if (!window.PublicKeyCredential || !navigator.credentials) return;
+  for (const element of document.querySelectorAll("[data-passkey-only], form[data-passkey]")) element.hidden = false;
+  for (const form of document.querySelectorAll("form[data-passkey]")) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      passkeyCeremony(form);
+    });
+  }
+  const signIn = document.querySelector('form[data-passkey="get"]');
+  if (signIn) passkeyAutofill(signIn);
+});

@@ -46,6 +46,7 @@ public enum ChatterApp {
         AppleNotificationRoutes(notifications: s.appleNotifications).register(on: router)
         ChattRoutes(timeline: s.timeline).register(on: router, signedIn: signedIn)
         OpenAPIRoute.register(on: router)
+        WellKnownRoutes(association: configuration.appAssociation).register(on: router)
         TimelinePages(timeline: s.timeline, pages: pages, web: web).register(on: browsers)
         let auth = AuthPages(
             emailCodes: s.emailCodes, passwords: s.passwords, providers: s.providers, signIn: s.signIn, pages: pages, web: web, now: now)

@@ -67,6 +67,10 @@ public struct ServerConfiguration: Sendable {
     public var passkeyTrustAnchors: [Certificate] = []
     /// Refuse a passkey whose attestation ends in no trust anchor (synced passkeys send none).
     public var passkeyRequireTrustedAttestation = false
+    /// `TEAMID.bundle.id` of the Apple apps that share the passkeys (`apple-app-site-association`).
+    public var appleAppIDs: [String] = []
+    /// `package:SHA256` of the Android apps that share the passkeys (`assetlinks.json`).
+    public var androidApps: [String] = []
     /// Set by `--tls-cert`/`--tls-key` and `--http`; `apply` turns them into `transport`.
     var tlsCertificatePath: String?
     var tlsKeyPath: String?
@@ -77,9 +81,15 @@ public struct ServerConfiguration: Sendable {
     /// Who chatterd is to passkey authenticators, from the settings above.
     public var relyingParty: RelyingParty {
         let id = passkeyRPID ?? hostnames.first ?? "localhost"
-        let origins = passkeyOrigins.isEmpty ? ["https://\(id)" + (port == 443 ? "" : ":\(port)")] : passkeyOrigins
+        let android = appAssociation.androidApps.flatMap(\.origins)
+        let origins = passkeyOrigins.isEmpty ? ["https://\(id)" + (port == 443 ? "" : ":\(port)")] + android : passkeyOrigins
         return RelyingParty(
             id: id, name: "Chatter", origins: origins, trustAnchors: passkeyTrustAnchors, requiresTrustedAttestation: passkeyRequireTrustedAttestation)
+    }
+
+    /// The apps that share the passkeys; `validate()` reports entries that do not parse (here they are left out).
+    public var appAssociation: AppAssociation {
+        (try? AppAssociation(appleAppIDs: appleAppIDs, androidApps: androidApps)) ?? AppAssociation()
     }
 
     /// Every audience a Google ID token may be issued to: the native clients' and the web button's.
@@ -111,6 +121,7 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("--metrics-bind \(metricsBind) is not HOST:PORT")
         }
         if let metricsToken, metricsToken.count < 16 { throw ConfigurationError("--metrics-token must be at least 16 characters") }
+        _ = try AppAssociation(appleAppIDs: appleAppIDs, androidApps: androidApps)
         for origin in webFrameAncestors {
             guard let url = URL(string: origin), ["https", "http"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/",
                 !origin.contains(";"), !origin.contains(" ")

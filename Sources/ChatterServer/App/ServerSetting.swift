@@ -222,7 +222,7 @@ extension ServerConfiguration {
             "passkeys' relying party ID: the domain (or a parent of it) the pages are served on"
         ) { $0.passkeyRPID = $1 },
         .list(
-            "passkey-origin", "CHATTERD_PASSKEY_ORIGINS", "ORIGIN", default: "`https://RP_ID`, with the port unless 443",
+            "passkey-origin", "CHATTERD_PASSKEY_ORIGINS", "ORIGIN", default: "`https://RP_ID` (with the port unless 443) and each `--android-app`'s",
             "origins a passkey may be used from: the pages' origin, `android:apk-key-hash:…` for Android apps"
         ) { $0.passkeyOrigins = $1 },
         ServerSetting(
@@ -236,6 +236,14 @@ extension ServerConfiguration {
                 throw ConfigurationError("--passkey-trust-anchors / CHATTERD_PASSKEY_TRUST_ANCHORS: \(path): \(error)")
             }
         },
+        .list(
+            "apple-app-id", "CHATTERD_APPLE_APP_IDS", "TEAMID.BUNDLE", default: "none",
+            "apps whose Associated Domains may use the passkeys (`/.well-known/apple-app-site-association`)"
+        ) { $0.appleAppIDs = $1 },
+        .list(
+            "android-app", "CHATTERD_ANDROID_APPS", "PACKAGE:SHA256", default: "none",
+            "Android apps that may use the passkeys (`/.well-known/assetlinks.json`; their origins are allowed)"
+        ) { $0.androidApps = $1 },
         .flag(
             "passkey-require-attestation", "CHATTERD_PASSKEY_REQUIRE_ATTESTATION",
             "refuse a passkey whose attestation chain ends in no trust anchor (synced passkeys send none)"

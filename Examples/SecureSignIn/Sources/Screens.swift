@@ -2,14 +2,20 @@ import ChatterKit
 import ChatterUI
 import SwiftUI
 
-/// The email and password form. It lives as long as the sign-in screen shows.
+/// The email and password form, with "Sign in with a passkey" under it (and the passkeys offered above
+/// the keyboard of the email field). Both live as long as the sign-in screen shows.
 struct SignInScreen: View {
     @State private var form = PasswordForm(client: AppClient.shared)
+    @State private var passkeys = AppPasskeys.flow()
 
     var body: some View {
         NavigationStack {
-            PasswordFormView(form: form)
-                .navigationTitle("Sign In")
+            VStack {
+                PasswordFormView(form: form)
+                PasskeySignInButton(flow: passkeys)
+                    .padding()
+            }
+            .navigationTitle("Sign In")
         }
     }
 }
@@ -19,6 +25,7 @@ struct SignInScreen: View {
 struct SignedInTabs: View {
     @State private var sessions = SessionList(client: AppClient.shared)
     @State private var account = AccountFlow(client: AppClient.shared)
+    @State private var passkeys = AppPasskeys.flow()
 
     var body: some View {
         TabView {
@@ -26,6 +33,10 @@ struct SignedInTabs: View {
                 SessionsListView(list: sessions)
             }
             .tabItem { Label("Sessions", systemImage: "iphone") }
+            NavigationStack {
+                PasskeyListView(flow: passkeys)
+            }
+            .tabItem { Label("Passkeys", systemImage: "person.badge.key") }
             NavigationStack {
                 AccountView(account: account)
             }

@@ -25,6 +25,9 @@ public final class PasskeyFlow {
     public private(set) var signedIn: AuthSession?
     /// The account's passkeys, as `refresh()` last read them.
     public private(set) var passkeys: [PasskeyInfo] = []
+    /// An AutoFill request waits for the user to pick a passkey from the keyboard's suggestions. It
+    /// does not disable the buttons: the button's own request replaces it.
+    public private(set) var isAwaitingAutofill = false
 
     @ObservationIgnored let client: ChatterClient
     @ObservationIgnored let authenticator: any PasskeyAuthenticator
@@ -35,14 +38,42 @@ public final class PasskeyFlow {
         self.authenticator = authenticator
     }
 
-    /// Signs in with a passkey the user picks; `autofill` for the request a sign-in form starts as it appears.
+    /// Signs in with a passkey the user picks; `autofill` for the request a sign-in form starts as it
+    /// appears (at most one waits; the button's request cancels it, and that cancel shows no banner).
     @discardableResult
     public func signIn(autofill: Bool = false) async -> Bool {
-        await run {
-            let options = try await client.passkeySignInOptions()
-            let assertion = try await authenticator.authenticate(options, autofill: autofill)
-            signedIn = try await client.signInWithPasskey(assertion)
+        guard autofill else {
+            return await run {
+                let options = try await client.passkeySignInOptions()
+                signedIn = try await client.signInWithPasskey(try await authenticator.authenticate(options, autofill: false))
+            }
         }
+        guard !isAwaitingAutofill, !isLoading else { return false }
+        isAwaitingAutofill = true
+        defer { isAwaitingAutofill = false }
+        do {
+            let options = try await client.passkeySignInOptions()
+            let assertion = try await authenticator.authenticate(options, autofill: true)
+            isLoading = true
+            defer { isLoading = false }
+            signedIn = try await client.signInWithPasskey(assertion)
+            return true
+        } catch {
+            errorMessage = ChatterError.banner(for: error)
+            return false
+        }
+    }
+
+    /// A passkey's second line in a list: where it lives, whether it syncs, when it was last used.
+    public func detail(for passkey: PasskeyInfo) -> String {
+        var parts = [passkey.authenticator ?? "Passkey"]
+        if passkey.flagged { parts.append("blocked: it may have been copied") } else if passkey.synced { parts.append("synced") }
+        if let used = passkey.lastUsedAt {
+            parts.append("last used " + Date(timeIntervalSince1970: used).formatted(date: .abbreviated, time: .omitted))
+        } else {
+            parts.append("not used yet")
+        }
+        return parts.joined(separator: " · ")
     }
 
     /// Signs up with a passkey once `code` (from `client.requestEmailCode`) proves `email`.

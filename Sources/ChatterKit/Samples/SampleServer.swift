@@ -32,6 +32,7 @@ public struct SampleServer: HTTPTransport {
             "DELETE " + NativePath.me: EmptyResponse(),
             "GET " + NativePath.sessions: Self.sessions,
             "DELETE " + NativePath.sessions + "/{id}": EmptyResponse(),
+            "GET " + NativePath.passkeys: Self.passkeys,
         ]
         var key = request.method + " " + path
         if request.method == "DELETE", path.hasPrefix(NativePath.sessions + "/") { key = "DELETE " + NativePath.sessions + "/{id}" }
@@ -61,6 +62,18 @@ public struct SampleServer: HTTPTransport {
         }
     }
 
+    static var passkeys: [PasskeyInfo] {
+        let now = Date().timeIntervalSince1970
+        return [
+            PasskeyInfo(
+                id: "c2FtcGxlLXBob25l", name: "iPhone", authenticator: "iCloud Keychain", synced: true, createdAt: now - 2_592_000,
+                lastUsedAt: now - 3_600, flagged: false),
+            PasskeyInfo(
+                id: "c2FtcGxlLWtleQ", name: "Security key", authenticator: "YubiKey 5 Series", synced: false, createdAt: now - 604_800,
+                lastUsedAt: nil, flagged: false),
+        ]
+    }
+
     static var sessions: [SessionInfo] {
         let now = Date().timeIntervalSince1970
         return [
@@ -82,5 +95,20 @@ extension ChatterClient {
         let stored = signedIn ? try? JSONEncoder().encode(StoredSession(native: SampleServer.session, at: Date())) : nil
         let store = MemoryStore(stored.map { [StoreKey.session: $0] } ?? [:])
         return ChatterClient(api: ChatterAPI(baseURL: URL(string: "https://chatter.example")!, transport: SampleServer()), store: store)
+    }
+}
+
+/// A passkey authenticator for previews and demos: every request ends as a cancelled sheet does, so a
+/// preview's buttons do nothing and show no error.
+public struct SamplePasskeys: PasskeyAuthenticator {
+    /// An authenticator that never makes or uses a passkey.
+    public init() {}
+
+    /// Ends as a cancelled sheet.
+    public func register(_ options: PasskeyCreationOptions) async throws -> RegistrationResponseJSON { throw ChatterError.cancelled }
+
+    /// Ends as a cancelled sheet.
+    public func authenticate(_ options: PasskeyRequestOptions, autofill: Bool) async throws -> AuthenticationResponseJSON {
+        throw ChatterError.cancelled
     }
 }

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 RESULTS = BENCH / "results"
 WRK_SCRIPT = BENCH / "wrk" / "rotate.lua"
+CHALLENGES_SCRIPT = BENCH / "wrk" / "challenges.lua"
 CLIENT_ID = "1234-bench.apps.googleusercontent.com"
 GOOGLE_ISSUER = "https://accounts.google.com"
 
@@ -232,6 +233,21 @@ def sign_in(client, token):
     return expect_ok(client.post("/adduser", {"clientID": CLIENT_ID, "idToken": token}), "adduser")["chatterID"]
 
 
+def passkey_challenges(port, path, seconds, threads=2, connections=64):
+    """Sign-in options from chatterd for `seconds` (wrk with challenges.lua): every challenge it issued, unused."""
+    cmd = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(seconds))}s", "-s", str(CHALLENGES_SCRIPT),
+           f"http://127.0.0.1:{port}"]
+    out = subprocess.run(cmd, env=dict(os.environ, BENCH_CHALLENGES=str(path)), capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"wrk (passkey options) failed ({out.returncode}): {out.stderr[-2000:]}")
+    challenges = []
+    for index in range(1, threads + 1):
+        part = Path(f"{path}.{index}")
+        challenges += part.read_text().split()
+        part.unlink()
+    return challenges
+
+
 def native_sign_in(client, token):
     """POST /v1/auth/google; returns the session (accessToken, refreshToken, ...)."""
     return expect_ok(client.post("/v1/auth/google", {"clientID": CLIENT_ID, "idToken": token}), "google sign-in")
@@ -364,18 +380,19 @@ def write_requests(path, requests):
     return path
 
 
-def wrk_command(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None):
-    """wrk's command line and environment: rotate.lua over `requests_file`, or over refresh chains."""
+def wrk_command(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None, once=False):
+    """wrk's command line and environment: rotate.lua over `requests_file` (each request at most once
+    with `once`), or over refresh chains."""
     cmd = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(duration))}s", "--timeout", timeout,
            "-s", str(WRK_SCRIPT), f"http://127.0.0.1:{port}"]
     env = dict(os.environ, BENCH_REQUESTS=str(requests_file or ""), BENCH_THREADS=str(threads),
-               BENCH_REFRESH_TOKENS=str(refresh_tokens or ""))
+               BENCH_REFRESH_TOKENS=str(refresh_tokens or ""), BENCH_ONCE="1" if once else "")
     return cmd, env
 
 
-def wrk(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None):
+def wrk(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None, once=False):
     """Runs wrk with rotate.lua and returns its result: requests/s, latency percentiles (ms), statuses."""
-    cmd, env = wrk_command(port, requests_file, duration, threads, connections, timeout, refresh_tokens)
+    cmd, env = wrk_command(port, requests_file, duration, threads, connections, timeout, refresh_tokens, once)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     return wrk_result(out)
 

@@ -65,6 +65,6 @@ public struct ServerAssembly: Sendable {
         timeline = Timeline(store: store, now: now)
         passkeys = PasskeyService(
             passkeys: store, users: store, limits: store, emailCodes: emailCodes, verifier: PasskeyVerifier(party: configuration.relyingParty, now: now),
-            audit: audit, now: now)
+            audit: audit, ceremoniesPerNetwork: configuration.passkeyCeremoniesPerNetwork, now: now)
     }
 }

@@ -67,6 +67,8 @@ public struct ServerConfiguration: Sendable {
     public var passkeyTrustAnchors: [Certificate] = []
     /// Refuse a passkey whose attestation ends in no trust anchor (synced passkeys send none).
     public var passkeyRequireTrustedAttestation = false
+    /// Passkey options requests one client network may make per 10 minutes (a /48 ten times that).
+    public var passkeyCeremoniesPerNetwork = PasskeyService.defaultCeremoniesPerNetwork
     /// `TEAMID.bundle.id` of the Apple apps that share the passkeys (`apple-app-site-association`).
     public var appleAppIDs: [String] = []
     /// `package:SHA256` of the Android apps that share the passkeys (`assetlinks.json`).
@@ -122,6 +124,7 @@ public struct ServerConfiguration: Sendable {
         }
         if let metricsToken, metricsToken.count < 16 { throw ConfigurationError("--metrics-token must be at least 16 characters") }
         _ = try AppAssociation(appleAppIDs: appleAppIDs, androidApps: androidApps)
+        guard passkeyCeremoniesPerNetwork >= 1 else { throw ConfigurationError("--passkey-ceremony-limit must be at least 1") }
         for origin in webFrameAncestors {
             guard let url = URL(string: origin), ["https", "http"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/",
                 !origin.contains(";"), !origin.contains(" ")

@@ -236,6 +236,10 @@ extension ServerConfiguration {
                 throw ConfigurationError("--passkey-trust-anchors / CHATTERD_PASSKEY_TRUST_ANCHORS: \(path): \(error)")
             }
         },
+        .value(
+            "passkey-ceremony-limit", "CHATTERD_PASSKEY_CEREMONY_LIMIT", "N", default: "`60`",
+            "passkey options one client network may ask for per 10 minutes (a /48 ten times that)", parse: { Int($0) }
+        ) { $0.passkeyCeremoniesPerNetwork = $1 },
         .list(
             "apple-app-id", "CHATTERD_APPLE_APP_IDS", "TEAMID.BUNDLE", default: "none",
             "apps whose Associated Domains may use the passkeys (`/.well-known/apple-app-site-association`)"

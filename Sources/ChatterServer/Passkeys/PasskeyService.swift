@@ -13,6 +13,10 @@ struct PasskeyService: Sendable {
     let emailCodes: EmailCodeFlow
     let verifier: PasskeyVerifier
     let audit: AuditLog
+    /// Options requests from one client network per `window` (`--passkey-ceremony-limit`). Each stores a
+    /// challenge, and every answer that costs a signature check must redeem one, so this bounds both what
+    /// strangers can make chatterd keep and how many ceremonies they can make it verify.
+    var ceremoniesPerNetwork = Self.defaultCeremoniesPerNetwork
     let now: @Sendable () -> Date
 
     /// How long options stay redeemable (WebAuthn's recommended default timeout, 5 minutes).
@@ -20,10 +24,7 @@ struct PasskeyService: Sendable {
     static let maximumNameLength = 64
     /// Passkeys verify the user (biometrics or a PIN): what makes one a sign-in of its own.
     static let userVerification = UserVerification.required
-    /// Options requests from one client network per `window`. Each stores a challenge, and every answer
-    /// that costs a signature check must redeem one, so this bounds both what strangers can make chatterd
-    /// keep and how many ceremonies they can make it verify.
-    static let ceremoniesPerNetwork = 60
+    static let defaultCeremoniesPerNetwork = 60
     static let window: Double = 600
 
     var party: RelyingParty { verifier.party }
@@ -121,14 +122,14 @@ struct PasskeyService: Sendable {
     func signIn(_ request: PasskeySignInRequest, client: ClientInfo) async throws -> User {
         let response = request.credential
         let (challenge, bytes) = try await redeem(response.response.clientDataJSON, purpose: .signIn)
-        guard let id = Base64URL.decode(response.rawId), let stored = try await passkeys.passkey(credentialID: id), !stored.flagged else {
+        guard let id = Base64URL.decode(response.rawId), let owner = try await passkeys.passkeyOwner(credentialID: id), !owner.passkey.flagged else {
             await audit.record(.signInFailed, method: .passkey, client: client, detail: ErrorCode.unknownPasskey.rawValue)
             throw PasskeyError.unknownPasskey
         }
-        guard let handle = try await passkeys.passkeyUserHandle(userID: stored.userID) else { throw PasskeyError.unknownPasskey }
+        let stored = owner.passkey
         let credential = PasskeyVerifier.Credential(
             id: stored.credentialID, publicKey: try COSEKey(encoded: stored.publicKey), signCount: stored.signCount,
-            backupEligible: stored.backupEligible, userHandle: handle)
+            backupEligible: stored.backupEligible, userHandle: owner.userHandle)
         let verified: VerifiedAssertion
         do {
             verified = try verifier.inspectAuthentication(response, challenge: bytes, userVerification: challenge.userVerification, credential: credential)
@@ -143,8 +144,8 @@ struct PasskeyService: Sendable {
             try await flag(stored, client: client)
             throw PasskeyError.rejected(PasskeyRejected(check: .signCount, reason: "the counter did not move forward"))
         }
-        guard let user = try await users.user(id: stored.userID) else { throw PasskeyError.unknownPasskey }
-        return user
+        // The account as read with the passkey: if it was deleted since, starting the session fails.
+        return owner.user
     }
 
     func flag(_ passkey: PasskeyRecord, client: ClientInfo) async throws {
@@ -166,7 +167,7 @@ struct PasskeyService: Sendable {
     /// One options request from `client`, counted before any work in one store step per network.
     func admit(_ client: ClientInfo) async throws {
         for (index, network) in client.limitKeys.enumerated() {
-            let limit = ClientNetwork.limit(Self.ceremoniesPerNetwork, widenedFor: index)
+            let limit = ClientNetwork.limit(ceremoniesPerNetwork, widenedFor: index)
             guard try await limits.hit("passkey:\(network)", window: Self.window, at: now()) <= limit else {
                 throw LimitReached(.passkey, retryAfter: Int(Self.window))
             }

@@ -384,3 +384,10 @@ public enum PasskeyDeletion: Sendable, Equatable {
     /// Refused: it is the account's last way to sign in.
     case lastWayToSignIn
 }
+
+/// See `PasskeyRepository.passkeyOwner(credentialID:)`.
+public struct PasskeyOwner: Sendable, Equatable {
+    public var passkey: PasskeyRecord
+    public var userHandle: [UInt8]
+    public var user: User
+}

@@ -154,6 +154,8 @@ public protocol PasskeyRepository: Sendable {
     /// account exists (else `StoreError.userGone`).
     func insertPasskey(_ passkey: PasskeyRecord) async throws -> Bool
     func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord?
+    /// The passkey with its account and the account's user handle, in one read: what a sign-in checks.
+    func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner?
     /// Oldest first.
     func passkeys(of userID: UUID) async throws -> [PasskeyRecord]
     /// Stores a sign-in's counter, backup state and time, in one statement that moves the counter only

@@ -228,9 +228,19 @@ import Testing
     /// requests are limited (and a refusal keeps nothing).
     @Test func oneNetworksCeremoniesAreLimited() async throws {
         try await Harness.run { h in
-            let answers = try await h.parallel(PasskeyService.ceremoniesPerNetwork + 20) { _ in try await h.post(NativePath.passkeySignInOptions, json: "{}") }
-            #expect(answers.count(.ok) == PasskeyService.ceremoniesPerNetwork)
+            let answers = try await h.parallel(PasskeyService.defaultCeremoniesPerNetwork + 20) { _ in
+                try await h.post(NativePath.passkeySignInOptions, json: "{}")
+            }
+            #expect(answers.count(.ok) == PasskeyService.defaultCeremoniesPerNetwork)
             #expect(answers.count(.tooManyRequests) == 20)
         }
+        try await Harness.run(configure: { $0.passkeyCeremoniesPerNetwork = 5 }) { h in
+            let answers = try await h.parallel(12) { _ in try await h.post(NativePath.passkeySignInOptions, json: "{}") }
+            #expect(answers.count(.ok) == 5, "--passkey-ceremony-limit sets it")
+            #expect(answers.count(.tooManyRequests) == 7)
+        }
+        var zero = ServerConfiguration()
+        zero.passkeyCeremoniesPerNetwork = 0
+        #expect(throws: ConfigurationError.self) { try zero.validate() }
     }
 }

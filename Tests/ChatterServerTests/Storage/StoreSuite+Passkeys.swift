@@ -102,6 +102,21 @@ extension StoreSuite {
     }
 
     @Test(arguments: StoreBackend.available)
+    func aSignInReadsThePasskeyItsAccountAndTheHandleAtOnce(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            _ = try await store.insertPasskey(passkey([4, 4], of: user.id))
+            #expect(try await store.passkeyOwner(credentialID: [4, 4]) == nil, "no handle yet: nothing a sign-in could check")
+            let handle = try await store.passkeyUserHandle(userID: user.id, candidate: [9, 9, 9])
+            let owner = try #require(try await store.passkeyOwner(credentialID: [4, 4]))
+            #expect(owner.passkey == (try await store.passkey(credentialID: [4, 4])))
+            #expect(owner.userHandle == handle)
+            #expect(owner.user == user)
+            #expect(try await store.passkeyOwner(credentialID: [4, 5]) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func aCounterOnlyMovesForwardEvenWhenAssertionsRace(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

@@ -70,6 +70,19 @@ extension PostgresStore {
         try await rows("SELECT * FROM passkeys WHERE credential_id = \(credentialID.bytea)", keepsSessionCache: true).first.map(Self.passkey)
     }
 
+    public func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner? {
+        guard
+            let row = try await rows(
+                """
+                SELECT p.*, h.handle, \(unescaped: Self.userColumns) FROM passkeys p
+                JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
+                WHERE p.credential_id = \(credentialID.bytea)
+                """, keepsSessionCache: true
+            ).first
+        else { return nil }
+        return PasskeyOwner(passkey: try Self.passkey(row), userHandle: try row.bytes("handle"), user: try User(row: row))
+    }
+
     public func passkeys(of userID: UUID) async throws -> [PasskeyRecord] {
         try await rows("SELECT * FROM passkeys WHERE user_id = \(userID) ORDER BY created_at, credential_id", keepsSessionCache: true).map(Self.passkey)
     }

@@ -17,13 +17,28 @@ extension SQLiteStore {
     }
 
     public func takePasskeyChallenge(hash: [UInt8], at now: Date) async throws -> PasskeyChallenge? {
-        guard
-            let row = try await write(
-                "DELETE FROM passkey_challenges WHERE hash = ? RETURNING *", [.bytes(hash)], keepsSessionCache: true
-            ).first
-        else { return nil }
+        guard let row = try await passkeyChallengeTakes.value(for: PasskeyChallengeTake(hash: hash)) else { return nil }
         let challenge = try Self.challenge(row)
         return now < challenge.expiresAt ? challenge : nil
+    }
+
+    /// One `DELETE … RETURNING` for every challenge a batch presents. Each deleted row goes to one taker
+    /// only: of several requests presenting one challenge, in one batch or in several, one gets it.
+    static func takeChallenges(_ batch: [PasskeyChallengeTake], on writer: SQLiteConnection, lock: AsyncMutex) async throws
+        -> [PasskeyChallengeTake: SQLiteRow]
+    {
+        let hashes = Array(Set(batch.map(\.hash)))
+        let rows = try await lock.withLock {
+            try await writer.query(
+                "DELETE FROM passkey_challenges WHERE hash IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ", "))) RETURNING *",
+                hashes.map(SQLiteData.bytes))
+        }
+        var deleted = Dictionary(rows.map { (Array($0.column("hash")?.blob?.readableBytesView ?? []), $0) }, uniquingKeysWith: { first, _ in first })
+        var taken: [PasskeyChallengeTake: SQLiteRow] = [:]
+        for take in batch {
+            if let row = deleted.removeValue(forKey: take.hash) { taken[take] = row }
+        }
+        return taken
     }
 
     static func challenge(_ row: SQLiteRow) throws -> PasskeyChallenge {
@@ -81,6 +96,19 @@ extension SQLiteStore {
         try await reader.query("SELECT * FROM passkeys WHERE credential_id = ?", [.bytes(credentialID)]).first.map(Self.passkey)
     }
 
+    public func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner? {
+        guard
+            let row = try await reader.query(
+                """
+                SELECT p.*, h.handle, \(Self.userColumns) FROM passkeys p
+                JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
+                WHERE p.credential_id = ?
+                """, [.bytes(credentialID)]
+            ).first, let handle = row.column("handle")?.blob
+        else { return nil }
+        return PasskeyOwner(passkey: try Self.passkey(row), userHandle: Array(handle.readableBytesView), user: try User(row: row))
+    }
+
     public func passkeys(of userID: UUID) async throws -> [PasskeyRecord] {
         try await reader.query("SELECT * FROM passkeys WHERE user_id = ? ORDER BY created_at, credential_id", [.uuid(userID)]).map(Self.passkey)
     }
@@ -99,12 +127,32 @@ extension SQLiteStore {
     }
 
     public func recordPasskeyUse(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at now: Date) async throws -> Bool {
-        try await !write(
-            """
-            UPDATE passkeys SET sign_count = ?2, backed_up = ?3, last_used_at = ?4
-            WHERE credential_id = ?1 AND (sign_count < ?2 OR (sign_count = 0 AND ?2 = 0)) RETURNING 1
-            """, [.bytes(credentialID), .integer(Int(signCount)), .bool(backedUp), .time(now)], keepsSessionCache: true
-        ).isEmpty
+        try await passkeyUses.value(for: PasskeyUse(credentialID: credentialID, signCount: signCount, backedUp: backedUp, at: now)) ?? false
+    }
+
+    /// The counters of a batch of sign-ins, each its own conditional `UPDATE`, in one transaction (one
+    /// commit). The statements run one after another, so two uses of one passkey in a batch are decided
+    /// as if they had come apart.
+    static func recordUses(_ batch: [PasskeyUse], on writer: SQLiteConnection, lock: AsyncMutex) async throws -> [PasskeyUse: Bool] {
+        try await lock.withLock {
+            _ = try await writer.query("BEGIN IMMEDIATE")
+            do {
+                var stored: [PasskeyUse: Bool] = [:]
+                for use in batch {
+                    let rows = try await writer.query(
+                        """
+                        UPDATE passkeys SET sign_count = ?2, backed_up = ?3, last_used_at = ?4
+                        WHERE credential_id = ?1 AND (sign_count < ?2 OR (sign_count = 0 AND ?2 = 0)) RETURNING 1
+                        """, [.bytes(use.credentialID), .integer(Int(use.signCount)), .bool(use.backedUp), .time(use.at)])
+                    stored[use] = !rows.isEmpty
+                }
+                _ = try await writer.query("COMMIT")
+                return stored
+            } catch {
+                _ = try? await writer.query("ROLLBACK")
+                throw error
+            }
+        }
     }
 
     public func flagPasskey(credentialID: [UInt8]) async throws {
@@ -132,4 +180,19 @@ extension SQLiteStore {
             return exists.isEmpty ? .notFound : .lastWayToSignIn
         }
     }
+}
+
+/// One request's claim on a challenge: distinct per request (`ticket`), so a batch answers each once.
+struct PasskeyChallengeTake: Hashable, Sendable {
+    let hash: [UInt8]
+    let ticket = UUID()
+}
+
+/// One sign-in's counter to store, distinct per request.
+struct PasskeyUse: Hashable, Sendable {
+    let credentialID: [UInt8]
+    let signCount: UInt32
+    let backedUp: Bool
+    let at: Date
+    let ticket = UUID()
 }

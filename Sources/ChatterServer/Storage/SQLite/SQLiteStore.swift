@@ -25,6 +25,10 @@ public final class SQLiteStore: ChatterStore {
     let sessionsByAccessKey: BatchingLookup<AccessKey, SQLiteRow>
     /// Refreshes arrive in bursts too: their rotations are applied many to a statement.
     let rotations: BatchingLookup<Rotation, RotatedSession>
+    /// Passkey sign-ins arriving together take their challenges and store their counters in one
+    /// statement and one transaction each (SQLiteStore+Passkeys.swift).
+    let passkeyChallengeTakes: BatchingLookup<PasskeyChallengeTake, SQLiteRow>
+    let passkeyUses: BatchingLookup<PasskeyUse, Bool>
     let checkpointer: SQLiteCheckpointer
     /// See `durable(_:)`.
     let walSync: WALSync
@@ -54,6 +58,12 @@ public final class SQLiteStore: ChatterStore {
         self.sessionInserts = Self.sessionInsertBatches(writer: writer, lock: writeLock)
         self.sessionsByAccessKey = Self.sessionLookupBatches(readers: readers)
         self.rotations = Self.rotationBatches(writer: writer, lock: writeLock, readers: readers, cache: sessionCache)
+        self.passkeyChallengeTakes = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
+            try await Self.takeChallenges(batch, on: writer, lock: writeLock)
+        }
+        self.passkeyUses = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
+            try await Self.recordUses(batch, on: writer, lock: writeLock)
+        }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.

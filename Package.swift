@@ -212,7 +212,7 @@ if Context.environment["CHATTER_FUZZ"] != nil {
         ),
         ("fuzz-forwarded", "Forwarded", []),
         ("fuzz-smtp-reply", "SMTPReply", [.product(name: "NIOCore", package: "swift-nio", condition: server)]),
-        ("fuzz-web-forms", "WebForms", [.product(name: "Mustache", package: "swift-mustache", condition: server)]),
+        ("fuzz-web-forms", "WebForms", ["ChatterWire", .product(name: "Mustache", package: "swift-mustache", condition: server)]),
         ("fuzz-cbor", "CBOR", []),
         ("fuzz-passkey-responses", "PasskeyResponses", ["ChatterWire", .product(name: "X509", package: "swift-certificates", condition: server)]),
     ]

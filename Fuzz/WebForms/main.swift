@@ -1,5 +1,5 @@
 // Fuzz target `web-forms`: arbitrary bytes as the body of every form the web pages post, through the same
-// decoding the routes use (`WebSessions.decode`, CSRF first), as the pending-code cookie the sign-in
+// decoding the routes use (`WebSessions.decode`, CSRF first, and a passkey form's credential JSON), as the pending-code cookie the sign-in
 // pages read back (`AuthPages.Pending`), and as the admin pages' query parameters (`AuditTime`, the
 // account search's `LIKE` pattern).
 //
@@ -9,6 +9,7 @@
 // rendered page has exactly the markup characters the template has with a plain value, so no value adds an
 // element or an attribute.
 
+import ChatterWire
 import Foundation
 import FuzzSupport
 import Mustache
@@ -38,8 +39,26 @@ func decode(_ action: FormAction, _ text: String) {
     case .password: decode(AuthPages.PasswordForm.self, action, text)
     case .signOut: decode(AccountPages.SignOutForm.self, action, text)
     case .handoff: decode(WebSessionRoutes.ConfirmForm.self, action, text)
-    case .resendCode, .revokeSession, .deleteAccount, .endSession, .endSessions, .disableAccount, .enableAccount, .deleteOtherAccount:
+    case .passkeySignIn: credential(AuthenticationResponseJSON.self, action, text)
+    case .passkeySignUp, .passkeyAdd: credential(RegistrationResponseJSON.self, action, text)
+    case .passkeySignUpOptions: decode(PasskeyPages.SignUpOptionsForm.self, action, text)
+    case .passkeyRename: decode(PasskeyPages.RenameForm.self, action, text)
+    case .resendCode, .revokeSession, .deleteAccount, .endSession, .endSessions, .disableAccount, .enableAccount, .deleteOtherAccount,
+        .passkeySignInOptions, .passkeyAddOptions, .passkeyDelete:
         decode(CSRFOnly.self, action, text)
+    }
+}
+
+/// A passkey ceremony's last form, and the credential JSON in it as the route reads it: a credential or a 400.
+func credential<Credential: Decodable>(_ type: Credential.Type, _ action: FormAction, _ text: String) {
+    decode(PasskeyPages.CredentialForm.self, action, text)
+    guard let form = try? WebSessions.decode(PasskeyPages.CredentialForm.self, for: action, text, visitor: visitor) else { return }
+    do {
+        _ = try form.decoded(Credential.self)
+    } catch let error as APIError {
+        invariant(error.status == .badRequest, "the credential field answered \(error.status)")
+    } catch {
+        fatalError("fuzz invariant violated: the credential field threw \(Swift.type(of: error)), not an APIError")
     }
 }
 

@@ -137,6 +137,20 @@ extension StoreSuite {
             #expect(try await store.passkey(credentialID: [5])?.signCount == 10)
             try await store.flagPasskey(credentialID: [5])
             #expect(try await store.passkey(credentialID: [5])?.flagged == true)
+
+            // Many passkeys' sign-ins at once (on SQLite, one statement for those that arrive together).
+            for index in 0..<20 { _ = try await store.insertPasskey(passkey([5, UInt8(index)], of: user.id, count: 4)) }
+            let stored = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<20 {
+                    let count: UInt32 = index % 2 == 0 ? 5 : 4  // odd ones do not move forward
+                    group.addTask { try await store.recordPasskeyUse(credentialID: [5, UInt8(index)], signCount: count, backedUp: false, at: now) }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(stored == 10)
+            for index in 0..<20 {
+                #expect(try await store.passkey(credentialID: [5, UInt8(index)])?.signCount == (index % 2 == 0 ? 5 : 4))
+            }
         }
     }
 

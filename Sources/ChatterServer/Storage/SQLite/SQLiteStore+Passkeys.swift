@@ -97,16 +97,19 @@ extension SQLiteStore {
     }
 
     public func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner? {
-        guard
-            let row = try await reader.query(
-                """
-                SELECT p.*, h.handle, \(Self.userColumns) FROM passkeys p
-                JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
-                WHERE p.credential_id = ?
-                """, [.bytes(credentialID)]
-            ).first, let handle = row.column("handle")?.blob
-        else { return nil }
+        guard let row = try await passkeyOwners.value(for: credentialID), let handle = row.column("handle")?.blob else { return nil }
         return PasskeyOwner(passkey: try Self.passkey(row), userHandle: Array(handle.readableBytesView), user: try User(row: row))
+    }
+
+    /// The passkeys, accounts and handles of the sign-ins that arrive together, in one read on a reader.
+    static func owners(_ reader: SQLiteConnection, credentialIDs: [[UInt8]]) async throws -> [[UInt8]: SQLiteRow] {
+        let rows = try await reader.query(
+            """
+            SELECT p.*, h.handle, \(userColumns) FROM passkeys p
+            JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
+            WHERE p.credential_id IN (\(Array(repeating: "?", count: credentialIDs.count).joined(separator: ", ")))
+            """, credentialIDs.map(SQLiteData.bytes))
+        return Dictionary(rows.map { (Array($0.column("credential_id")?.blob?.readableBytesView ?? []), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     public func passkeys(of userID: UUID) async throws -> [PasskeyRecord] {
@@ -130,11 +133,26 @@ extension SQLiteStore {
         try await passkeyUses.value(for: PasskeyUse(credentialID: credentialID, signCount: signCount, backedUp: backedUp, at: now)) ?? false
     }
 
-    /// The counters of a batch of sign-ins, each its own conditional `UPDATE`, in one transaction (one
-    /// commit). The statements run one after another, so two uses of one passkey in a batch are decided
-    /// as if they had come apart.
+    /// The counters of a batch of sign-ins: one conditional `UPDATE … FROM (VALUES …)` when the batch
+    /// names each passkey once; otherwise each its own `UPDATE`, in one transaction, one after another,
+    /// so two uses of one passkey are decided as if they had come apart.
     static func recordUses(_ batch: [PasskeyUse], on writer: SQLiteConnection, lock: AsyncMutex) async throws -> [PasskeyUse: Bool] {
-        try await lock.withLock {
+        if Set(batch.map(\.credentialID)).count == batch.count {
+            let rows = try await lock.withLock {
+                try await writer.query(
+                    """
+                    UPDATE passkeys SET sign_count = v.column2, backed_up = v.column3, last_used_at = v.column4
+                    FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
+                    WHERE passkeys.credential_id = v.column1
+                        AND (passkeys.sign_count < v.column2 OR (passkeys.sign_count = 0 AND v.column2 = 0))
+                    RETURNING passkeys.credential_id
+                    """,
+                    batch.flatMap { [.bytes($0.credentialID), .integer(Int($0.signCount)), .bool($0.backedUp), .time($0.at)] })
+            }
+            let stored = Set(rows.map { Array($0.column("credential_id")?.blob?.readableBytesView ?? []) })
+            return Dictionary(uniqueKeysWithValues: batch.map { ($0, stored.contains($0.credentialID)) })
+        }
+        return try await lock.withLock {
             _ = try await writer.query("BEGIN IMMEDIATE")
             do {
                 var stored: [PasskeyUse: Bool] = [:]

@@ -28,6 +28,7 @@ public final class SQLiteStore: ChatterStore {
     /// Passkey sign-ins arriving together take their challenges and store their counters in one
     /// statement and one transaction each (SQLiteStore+Passkeys.swift).
     let passkeyChallengeTakes: BatchingLookup<PasskeyChallengeTake, SQLiteRow>
+    let passkeyOwners: BatchingLookup<[UInt8], SQLiteRow>
     let passkeyUses: BatchingLookup<PasskeyUse, Bool>
     let checkpointer: SQLiteCheckpointer
     /// See `durable(_:)`.
@@ -60,6 +61,9 @@ public final class SQLiteStore: ChatterStore {
         self.rotations = Self.rotationBatches(writer: writer, lock: writeLock, readers: readers, cache: sessionCache)
         self.passkeyChallengeTakes = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
             try await Self.takeChallenges(batch, on: writer, lock: writeLock)
+        }
+        self.passkeyOwners = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { ids in
+            try await Self.owners(readers.next, credentialIDs: ids)
         }
         self.passkeyUses = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
             try await Self.recordUses(batch, on: writer, lock: writeLock)

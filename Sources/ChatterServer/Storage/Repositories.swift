@@ -145,9 +145,6 @@ public protocol PasskeyRepository: Sendable {
     func takePasskeyChallenge(hash: [UInt8], at: Date) async throws -> PasskeyChallenge?
     /// The account's WebAuthn user handle, `candidate` on first use; concurrent first uses agree.
     func passkeyUserHandle(userID: UUID, candidate: [UInt8]) async throws -> [UInt8]
-    /// The account's user handle if it has one (every account with a passkey has), read only: what a
-    /// sign-in compares.
-    func passkeyUserHandle(userID: UUID) async throws -> [UInt8]?
     /// The account a user handle belongs to.
     func passkeyUser(handle: [UInt8]) async throws -> UUID?
     /// Adds the passkey unless its credential ID is registered to any account (then false), while the

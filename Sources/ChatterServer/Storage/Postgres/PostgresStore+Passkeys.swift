@@ -42,10 +42,6 @@ extension PostgresStore {
         return try row.bytes("handle")
     }
 
-    public func passkeyUserHandle(userID: UUID) async throws -> [UInt8]? {
-        try await rows("SELECT handle FROM passkey_user_handles WHERE user_id = \(userID)", keepsSessionCache: true).first?.bytes("handle")
-    }
-
     public func passkeyUser(handle: [UInt8]) async throws -> UUID? {
         try await rows("SELECT user_id FROM passkey_user_handles WHERE handle = \(handle.bytea)", keepsSessionCache: true).first?.value("user_id")
     }

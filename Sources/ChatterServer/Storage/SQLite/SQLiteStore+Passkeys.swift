@@ -63,11 +63,6 @@ extension SQLiteStore {
         }
     }
 
-    public func passkeyUserHandle(userID: UUID) async throws -> [UInt8]? {
-        try await reader.query("SELECT handle FROM passkey_user_handles WHERE user_id = ?", [.uuid(userID)]).first?.column("handle")?.blob
-            .map { Array($0.readableBytesView) }
-    }
-
     public func passkeyUser(handle: [UInt8]) async throws -> UUID? {
         guard let row = try await reader.query("SELECT user_id FROM passkey_user_handles WHERE handle = ?", [.bytes(handle)]).first else { return nil }
         return try row.uuid("user_id")

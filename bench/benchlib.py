@@ -68,10 +68,11 @@ def free_port():
 class Chatterd:
     """One chatterd process over plain HTTP on loopback, restartable on the same data dir and port."""
 
-    def __init__(self, binary, data_dir, port=None, jwks_url=None, client_id=CLIENT_ID, extra=()):
+    def __init__(self, binary, data_dir, port=None, jwks_url=None, client_id=CLIENT_ID, extra=(), wrapper=()):
         self.binary, self.data_dir = Path(binary), Path(data_dir)
         self.port = port or free_port()
-        self.args = [str(self.binary), "--http", "--port", str(self.port), "--data-dir", str(self.data_dir), *extra]
+        # `wrapper`: a command chatterd runs under (valgrind), which keeps chatterd's pid.
+        self.args = [*wrapper, str(self.binary), "--http", "--port", str(self.port), "--data-dir", str(self.data_dir), *extra]
         if jwks_url:
             self.args += ["--google-jwks-url", jwks_url, "--google-client-id", client_id]
         self.log_path = self.data_dir.parent / (self.data_dir.name + ".log")

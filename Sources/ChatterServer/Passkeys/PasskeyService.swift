@@ -121,8 +121,9 @@ struct PasskeyService: Sendable {
     /// in the same step that accepts it.
     func signIn(_ request: PasskeySignInRequest, client: ClientInfo) async throws -> User {
         let response = request.credential
-        let (challenge, bytes) = try await redeem(response.response.clientDataJSON, purpose: .signIn)
-        guard let id = Base64URL.decode(response.rawId), let owner = try await passkeys.passkeyOwner(credentialID: id), !owner.passkey.flagged else {
+        let id = Base64URL.decode(response.rawId)
+        let (challenge, bytes, found) = try await redeem(response.response.clientDataJSON, purpose: .signIn, readingOwnerOf: id)
+        guard let id, let owner = found, !owner.passkey.flagged else {
             await audit.record(.signInFailed, method: .passkey, client: client, detail: ErrorCode.unknownPasskey.rawValue)
             throw PasskeyError.unknownPasskey
         }
@@ -155,13 +156,26 @@ struct PasskeyService: Sendable {
 
     /// Takes the challenge the client data names: each is redeemed once, and only for its own ceremony.
     func redeem(_ clientDataJSON: String, purpose: PasskeyChallenge.Purpose) async throws -> (PasskeyChallenge, [UInt8]) {
+        let (challenge, bytes, _) = try await redeem(clientDataJSON, purpose: purpose, readingOwnerOf: nil)
+        return (challenge, bytes)
+    }
+
+    /// The same, reading the owner of the passkey `credentialID` names in the same store step (a sign-in).
+    func redeem(_ clientDataJSON: String, purpose: PasskeyChallenge.Purpose, readingOwnerOf credentialID: [UInt8]?) async throws
+        -> (PasskeyChallenge, [UInt8], PasskeyOwner?)
+    {
         guard let data = Base64URL.decode(clientDataJSON), let clientData = ClientData.parse(data), let bytes = Base64URL.decode(clientData.challenge),
             bytes.count == 32
         else { throw PasskeyError.invalidChallenge }
-        guard let challenge = try await passkeys.takePasskeyChallenge(hash: Array(SHA256.hash(data: bytes)), at: now()), challenge.purpose == purpose else {
-            throw PasskeyError.invalidChallenge
-        }
-        return (challenge, bytes)
+        let hash = Array(SHA256.hash(data: bytes))
+        let lookup =
+            if let credentialID {
+                try await passkeys.takePasskeyChallenge(hash: hash, readingOwnerOf: credentialID, at: now())
+            } else {
+                PasskeySignInLookup(challenge: try await passkeys.takePasskeyChallenge(hash: hash, at: now()), owner: nil)
+            }
+        guard let challenge = lookup.challenge, challenge.purpose == purpose else { throw PasskeyError.invalidChallenge }
+        return (challenge, bytes, lookup.owner)
     }
 
     /// One options request from `client`, counted before any work in one store step per network.

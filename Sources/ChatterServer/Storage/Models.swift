@@ -391,3 +391,10 @@ public struct PasskeyOwner: Sendable, Equatable {
     public var userHandle: [UInt8]
     public var user: User
 }
+
+/// See `PasskeyRepository.takePasskeyChallenge(hash:readingOwnerOf:at:)`.
+public struct PasskeySignInLookup: Sendable, Equatable {
+    /// The challenge taken, nil when there was none to take or it had expired.
+    public var challenge: PasskeyChallenge?
+    public var owner: PasskeyOwner?
+}

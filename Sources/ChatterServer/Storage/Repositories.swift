@@ -153,6 +153,10 @@ public protocol PasskeyRepository: Sendable {
     func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord?
     /// The passkey with its account and the account's user handle, in one read: what a sign-in checks.
     func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner?
+    /// A sign-in's two lookups at once: takes the challenge as `takePasskeyChallenge` does and reads the
+    /// owner of `credentialID` as `passkeyOwner` does. The owner is read whatever became of the challenge;
+    /// the caller checks the challenge first.
+    func takePasskeyChallenge(hash: [UInt8], readingOwnerOf credentialID: [UInt8], at: Date) async throws -> PasskeySignInLookup
     /// Oldest first.
     func passkeys(of userID: UUID) async throws -> [PasskeyRecord]
     /// Stores a sign-in's counter, backup state and time, in one statement that moves the counter only
@@ -166,6 +170,16 @@ public protocol PasskeyRepository: Sendable {
     /// Deletes the user's passkey unless it is their last way to sign in (no other passkey, no identity, no
     /// password), decided in the delete itself so two deletions at once cannot remove the last two.
     func deletePasskey(credentialID: [UInt8], userID: UUID) async throws -> PasskeyDeletion
+}
+
+extension PasskeyRepository {
+    /// Both lookups side by side (SQLite: the take on the writer, the read on a reader). A store that can
+    /// make them one statement does (PostgreSQL: one round trip instead of two).
+    public func takePasskeyChallenge(hash: [UInt8], readingOwnerOf credentialID: [UInt8], at now: Date) async throws -> PasskeySignInLookup {
+        async let challenge = takePasskeyChallenge(hash: hash, at: now)
+        async let owner = passkeyOwner(credentialID: credentialID)
+        return PasskeySignInLookup(challenge: try await challenge, owner: try await owner)
+    }
 }
 
 public protocol NotificationRepository: Sendable {

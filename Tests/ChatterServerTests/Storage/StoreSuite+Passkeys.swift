@@ -115,6 +115,48 @@ extension StoreSuite {
     }
 
     @Test(arguments: StoreBackend.available)
+    func aSignInTakesItsChallengeAndReadsTheOwnerInOneStep(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            _ = try await store.insertPasskey(passkey([4, 4], of: user.id))
+            _ = try await store.passkeyUserHandle(userID: user.id, candidate: [9, 9, 9])
+            let owner = try #require(try await store.passkeyOwner(credentialID: [4, 4]))
+            let challenge = PasskeyChallenge(
+                hash: [6, 6], purpose: .signIn, userID: nil, email: nil, userHandle: nil, userVerification: .required,
+                expiresAt: now.addingTimeInterval(300))
+            try await store.storePasskeyChallenge(challenge)
+
+            let first = try await store.takePasskeyChallenge(hash: [6, 6], readingOwnerOf: [4, 4], at: now)
+            #expect(first == PasskeySignInLookup(challenge: challenge, owner: owner))
+            let again = try await store.takePasskeyChallenge(hash: [6, 6], readingOwnerOf: [4, 4], at: now)
+            #expect(again == PasskeySignInLookup(challenge: nil, owner: owner), "the challenge is single use; the owner is still read")
+
+            // A registration's challenge keeps its account and handle through the combined step too.
+            let registration = PasskeyChallenge(
+                hash: [6, 7], purpose: .register, userID: user.id, email: "ada@example.com", userHandle: [1, 2], userVerification: .preferred,
+                expiresAt: now.addingTimeInterval(300))
+            try await store.storePasskeyChallenge(registration)
+            let unknown = try await store.takePasskeyChallenge(hash: [6, 7], readingOwnerOf: [4, 5], at: now)
+            #expect(unknown == PasskeySignInLookup(challenge: registration, owner: nil))
+
+            try await store.storePasskeyChallenge(
+                PasskeyChallenge(hash: [6, 8], purpose: .signIn, userVerification: .required, expiresAt: now.addingTimeInterval(300)))
+            let expired = try await store.takePasskeyChallenge(hash: [6, 8], readingOwnerOf: [4, 4], at: now.addingTimeInterval(300))
+            #expect(expired == PasskeySignInLookup(challenge: nil, owner: owner))
+            #expect(try await store.takePasskeyChallenge(hash: [6, 8], at: now) == nil, "an expired challenge is gone once presented")
+
+            try await store.storePasskeyChallenge(
+                PasskeyChallenge(hash: [43], purpose: .signIn, userVerification: .preferred, expiresAt: now.addingTimeInterval(60)))
+            let lookups = try await withThrowingTaskGroup(of: PasskeySignInLookup.self) { group in
+                for _ in 0..<100 { group.addTask { try await store.takePasskeyChallenge(hash: [43], readingOwnerOf: [4, 4], at: now) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(lookups.count { $0.challenge != nil } == 1, "of a hundred sign-ins presenting one challenge at once, one takes it")
+            #expect(lookups.allSatisfy { $0.owner == owner })
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func aCounterOnlyMovesForwardEvenWhenAssertionsRace(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

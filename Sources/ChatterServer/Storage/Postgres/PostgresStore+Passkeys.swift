@@ -16,13 +16,18 @@ extension PostgresStore {
         guard let row = try await rows("DELETE FROM passkey_challenges WHERE hash = \(hash.bytea) RETURNING *", keepsSessionCache: true).first else {
             return nil
         }
-        guard let purpose = PasskeyChallenge.Purpose(rawValue: try row.value("purpose")),
-            let verification = UserVerification(rawValue: try row.value("user_verification"))
-        else { throw StoreError.corruptRow("passkey_challenges.purpose or user_verification") }
-        let challenge = PasskeyChallenge(
-            hash: try row.bytes("hash"), purpose: purpose, userID: try row.value("user_id"), email: try row.value("email"),
-            userHandle: try row.optionalBytes("user_handle"), userVerification: verification, expiresAt: try row.value("expires_at"))
+        let challenge = try Self.challenge(row)
         return now < challenge.expiresAt ? challenge : nil
+    }
+
+    /// A `passkey_challenges` row, its columns named with `prefix` (see the sign-in's lookup).
+    static func challenge(_ row: PostgresRandomAccessRow, prefix: String = "") throws -> PasskeyChallenge {
+        guard let purpose = PasskeyChallenge.Purpose(rawValue: try row.value(prefix + "purpose")),
+            let verification = UserVerification(rawValue: try row.value(prefix + "user_verification"))
+        else { throw StoreError.corruptRow("passkey_challenges.purpose or user_verification") }
+        return PasskeyChallenge(
+            hash: try row.bytes(prefix + "hash"), purpose: purpose, userID: try row.value(prefix + "user_id"), email: try row.value(prefix + "email"),
+            userHandle: try row.optionalBytes(prefix + "user_handle"), userVerification: verification, expiresAt: try row.value(prefix + "expires_at"))
     }
 
     public func passkeyUserHandle(userID: UUID, candidate: [UInt8]) async throws -> [UInt8] {
@@ -77,6 +82,35 @@ extension PostgresStore {
             ).first
         else { return nil }
         return PasskeyOwner(passkey: try Self.passkey(row), userHandle: try row.bytes("handle"), user: try User(row: row))
+    }
+
+    /// One statement: the challenge's DELETE and the owner's read as two CTEs, joined to one row that
+    /// always exists. The challenge's columns are renamed, since the passkey's row has some of the same.
+    public func takePasskeyChallenge(hash: [UInt8], readingOwnerOf credentialID: [UInt8], at now: Date) async throws -> PasskeySignInLookup {
+        let rows = try await rows(
+            """
+            WITH taken AS (DELETE FROM passkey_challenges WHERE hash = \(hash.bytea) RETURNING *),
+            owner AS (
+                SELECT p.*, h.handle, \(unescaped: Self.userColumns) FROM passkeys p
+                JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
+                WHERE p.credential_id = \(credentialID.bytea)
+            )
+            SELECT taken.hash AS challenge_hash, taken.purpose AS challenge_purpose, taken.user_id AS challenge_user_id,
+                taken.email AS challenge_email, taken.user_handle AS challenge_user_handle,
+                taken.user_verification AS challenge_user_verification, taken.expires_at AS challenge_expires_at, owner.*
+            FROM (SELECT 1) AS one LEFT JOIN taken ON true LEFT JOIN owner ON true
+            """, keepsSessionCache: true)
+        guard let row = rows.first else { return PasskeySignInLookup(challenge: nil, owner: nil) }
+        var challenge: PasskeyChallenge?
+        if try row.optionalBytes("challenge_hash") != nil {
+            let taken = try Self.challenge(row, prefix: "challenge_")
+            challenge = now < taken.expiresAt ? taken : nil
+        }
+        var owner: PasskeyOwner?
+        if try row.optionalBytes("credential_id") != nil {
+            owner = PasskeyOwner(passkey: try Self.passkey(row), userHandle: try row.bytes("handle"), user: try User(row: row))
+        }
+        return PasskeySignInLookup(challenge: challenge, owner: owner)
     }
 
     public func passkeys(of userID: UUID) async throws -> [PasskeyRecord] {

@@ -392,6 +392,15 @@ public struct PasskeyOwner: Sendable, Equatable {
     public var user: User
 }
 
+/// One sign-in's counter to store, distinct per request (`ticket`), so a batch of them answers each once.
+struct PasskeyUse: Hashable, Sendable {
+    let credentialID: [UInt8]
+    let signCount: UInt32
+    let backedUp: Bool
+    let at: Date
+    let ticket = UUID()
+}
+
 /// See `PasskeyRepository.takePasskeyChallenge(hash:readingOwnerOf:at:)`.
 public struct PasskeySignInLookup: Sendable, Equatable {
     /// The challenge taken, nil when there was none to take or it had expired.

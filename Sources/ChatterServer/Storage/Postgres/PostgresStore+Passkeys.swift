@@ -128,15 +128,54 @@ extension PostgresStore {
             lastUsedAt: try row.value("last_used_at"), flagged: try row.value("flagged"))
     }
 
+    /// Sign-ins arriving together store their counters together (see `recordUses(_:on:logger:)`).
     public func recordPasskeyUse(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at now: Date) async throws -> Bool {
-        let count = Int64(signCount)
-        return try await !rows(
-            """
-            UPDATE passkeys SET sign_count = \(count), backed_up = \(backedUp), last_used_at = \(now)
-            WHERE credential_id = \(credentialID.bytea) AND (sign_count < \(count) OR (sign_count = 0 AND \(count) = 0)) RETURNING 1
-            """, keepsSessionCache: true
-        ).isEmpty
+        try await passkeyUses.value(for: PasskeyUse(credentialID: credentialID, signCount: signCount, backedUp: backedUp, at: now)) ?? false
     }
+
+    /// One conditional `UPDATE … FROM unnest(…)` for a batch's counters, so one round trip and one commit.
+    /// A batch that names a passkey more than once goes in rounds, each naming it once, one after another:
+    /// two uses of one passkey are decided as if they had come apart. The row lock orders batches that
+    /// meet on a passkey; the later one re-reads the counter the earlier stored.
+    static func recordUses(_ batch: [PasskeyUse], on client: PostgresClient, logger: Logger) async throws -> [PasskeyUse: Bool] {
+        var stored: [PasskeyUse: Bool] = [:]
+        var rest = batch
+        while !rest.isEmpty {
+            var named = Set<[UInt8]>()
+            var round: [PasskeyUse] = []
+            var later: [PasskeyUse] = []
+            for use in rest {
+                if named.insert(use.credentialID).inserted { round.append(use) } else { later.append(use) }
+            }
+            rest = later
+            var binds = PostgresBindings(capacity: 4)
+            binds.append(round.map(\.credentialID.bytea))
+            binds.append(round.map { Int64($0.signCount) })
+            binds.append(round.map(\.backedUp))
+            binds.append(round.map(\.at))
+            let query = PostgresQuery(unsafeSQL: recordUsesSQL, binds: binds)
+            var attempt = 1
+            while true {
+                do {
+                    let rows = try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+                    let moved = Set(try rows.map { try $0.bytes("credential_id") })
+                    for use in round { stored[use] = moved.contains(use.credentialID) }
+                    break
+                } catch let error as PSQLError where error.sqlState == PSQLError.deadlock && attempt < 3 {
+                    // Two batches locking the same passkeys in opposite orders.
+                    attempt += 1
+                }
+            }
+        }
+        return stored
+    }
+
+    private static let recordUsesSQL = """
+        UPDATE passkeys p SET sign_count = v.sign_count, backed_up = v.backed_up, last_used_at = v.used_at
+        FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::timestamptz[]) AS v(credential_id, sign_count, backed_up, used_at)
+        WHERE p.credential_id = v.credential_id AND (p.sign_count < v.sign_count OR (p.sign_count = 0 AND v.sign_count = 0))
+        RETURNING p.credential_id
+        """
 
     public func flagPasskey(credentialID: [UInt8]) async throws {
         try await rows("UPDATE passkeys SET flagged = true WHERE credential_id = \(credentialID.bytea)", keepsSessionCache: true)

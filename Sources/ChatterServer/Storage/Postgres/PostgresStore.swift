@@ -22,6 +22,8 @@ public final class PostgresStore: ChatterStore {
     let sessionsByAccessHash: BatchingLookup<[UInt8], SessionCache.Entry>
     /// Refreshes arriving together rotate in one statement and one commit.
     let rotations: BatchingLookup<Rotation, RotatedSession>
+    /// Passkey sign-ins arriving together store their counters in one statement.
+    let passkeyUses: BatchingLookup<PasskeyUse, Bool>
     public let location: String
     public let tokenKey: SessionTokenKey
 
@@ -43,6 +45,7 @@ public final class PostgresStore: ChatterStore {
         rotations = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in
             try await sessionCache.evictingRotated(batch) { try await Self.rotate(batch, on: client, logger: logger) }
         }
+        passkeyUses = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in try await Self.recordUses(batch, on: client, logger: logger) }
     }
 
     /// Brings the schema up to date over a connection of its own (several instances starting at once

@@ -201,11 +201,3 @@ struct PasskeyChallengeTake: Hashable, Sendable {
     let ticket = UUID()
 }
 
-/// One sign-in's counter to store, distinct per request.
-struct PasskeyUse: Hashable, Sendable {
-    let credentialID: [UInt8]
-    let signCount: UInt32
-    let backedUp: Bool
-    let at: Date
-    let ticket = UUID()
-}

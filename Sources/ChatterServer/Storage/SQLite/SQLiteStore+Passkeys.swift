@@ -200,4 +200,3 @@ struct PasskeyChallengeTake: Hashable, Sendable {
     let hash: [UInt8]
     let ticket = UUID()
 }
-

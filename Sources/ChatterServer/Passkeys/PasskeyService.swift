@@ -117,9 +117,9 @@ struct PasskeyService: Sendable {
         return record
     }
 
-    /// The account a passkey assertion signs in, after every check; the passkey's counter moves forward
-    /// in the same step that accepts it.
-    func signIn(_ request: PasskeySignInRequest, client: ClientInfo) async throws -> User {
+    /// The account a passkey assertion signs in, after every check, with its summary as read with the
+    /// passkey; the passkey's counter moves forward in the same step that accepts it.
+    func signIn(_ request: PasskeySignInRequest, client: ClientInfo) async throws -> (user: User, account: AccountSummary) {
         let response = request.credential
         let id = Base64URL.decode(response.rawId)
         let (challenge, bytes, found) = try await redeem(response.response.clientDataJSON, purpose: .signIn, readingOwnerOf: id)
@@ -146,7 +146,7 @@ struct PasskeyService: Sendable {
             throw PasskeyError.rejected(PasskeyRejected(check: .signCount, reason: "the counter did not move forward"))
         }
         // The account as read with the passkey: if it was deleted since, starting the session fails.
-        return owner.user
+        return (owner.user, owner.account)
     }
 
     func flag(_ passkey: PasskeyRecord, client: ClientInfo) async throws {

@@ -30,11 +30,13 @@ struct SignInService: Sendable {
 
     /// A native session (access and refresh token) for `user`. `deviceFor`: the address this sign-in proved,
     /// for which the device gets a device token (`presenting` its current one keeps it).
-    func native(_ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting token: String? = nil) async throws
-        -> SessionResponse
-    {
+    /// `account`: the user's account summary when the sign-in read it already (a passkey's), else it is read here.
+    func native(
+        _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting token: String? = nil,
+        account: AccountSummary? = nil
+    ) async throws -> SessionResponse {
         var response = try await audit.signIn(user: user.id, method: method, client: client) {
-            try await sessions.start(user: user, method: method, client: client, profile: try await sessions.profiles.profile(user))
+            try await sessions.start(user: user, method: method, client: client, profile: try await sessions.profiles.profile(user, account: account))
         }
         if let email { response.deviceToken = try await devices.issue(for: email, presented: token) }
         return response

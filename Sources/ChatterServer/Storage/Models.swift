@@ -390,6 +390,8 @@ public struct PasskeyOwner: Sendable, Equatable {
     public var passkey: PasskeyRecord
     public var userHandle: [UInt8]
     public var user: User
+    /// The account as `UserRepository.accountSummary` reads it, for the profile a sign-in answers with.
+    public var account: AccountSummary
 }
 
 /// One sign-in's counter to store, distinct per request (`ticket`), so a batch of them answers each once.

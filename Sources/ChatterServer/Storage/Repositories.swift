@@ -151,7 +151,8 @@ public protocol PasskeyRepository: Sendable {
     /// account exists (else `StoreError.userGone`).
     func insertPasskey(_ passkey: PasskeyRecord) async throws -> Bool
     func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord?
-    /// The passkey with its account and the account's user handle, in one read: what a sign-in checks.
+    /// The passkey with its account, the account's summary and its user handle, in one read: what a
+    /// sign-in checks and answers with.
     func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner?
     /// A sign-in's two lookups at once: takes the challenge as `takePasskeyChallenge` does and reads the
     /// owner of `credentialID` as `passkeyOwner` does. The owner is read whatever became of the challenge;

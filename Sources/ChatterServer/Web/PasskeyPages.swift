@@ -53,7 +53,7 @@ struct PasskeyPages {
         let client = context.client(request)
         do {
             let credential = try form.decoded(AuthenticationResponseJSON.self)
-            let user = try await passkeys.signIn(PasskeySignInRequest(credential: credential), client: client)
+            let user = try await passkeys.signIn(PasskeySignInRequest(credential: credential), client: client).user
             return try await web.signedIn(user, method: .passkey, client: client, next: form.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
             return try await auth.signInPage(request, visitor: visitor, error: error.apiError)

@@ -47,6 +47,11 @@ import Testing
             #expect(response.status == .ok, "\(String(buffer: response.body))")
             let signedIn = try h.decode(SessionResponse.self, response)
             #expect(signedIn.user.id == session.user.id)
+            // The profile answered with the passkey's read of the account is the one /v1/me reads.
+            let me = try h.decode(UserProfile.self, try await h.get(NativePath.me, bearer: signedIn.accessToken))
+            #expect(signedIn.user == me)
+            #expect(signedIn.user.methods == ["google", "passkey"])
+            #expect(signedIn.user.email == session.user.email)
             let methods = try await h.store.auditEvents(userID: UUID(uuidString: session.user.id)).compactMap(\.method)
             #expect(methods.contains("passkey"))
             #expect(try await h.store.passkeys(of: UUID(uuidString: session.user.id)!).first?.lastUsedAt != nil)

@@ -110,6 +110,7 @@ extension StoreSuite {
             #expect(owner.passkey == (try await store.passkey(credentialID: [4, 4])))
             #expect(owner.userHandle == handle)
             #expect(owner.user == user)
+            #expect(owner.account == (try await store.accountSummary(userID: user.id)), "the summary the sign-in answers with")
             #expect(try await store.passkeyOwner(credentialID: [4, 5]) == nil)
         }
     }

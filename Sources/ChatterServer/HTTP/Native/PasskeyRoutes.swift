@@ -34,8 +34,8 @@ struct PasskeyRoutes {
         router.post(RouterPath(NativePath.passkeySignIn)) { request, context in
             let body = try await request.decodeJSON(PasskeySignInRequest.self, context: context)
             let client = context.client(request)
-            let user = try await passkeys.signIn(body, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client))
+            let (user, account) = try await passkeys.signIn(body, client: client)
+            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, account: account))
         }
         signedIn.get(RouterPath(NativePath.passkeys)) { _, context in
             JSONResponse.make(try await passkeys.list(try context.requireSession().user))

@@ -72,45 +72,50 @@ extension PostgresStore {
     }
 
     public func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner? {
-        guard
-            let row = try await rows(
-                """
-                SELECT p.*, h.handle, \(unescaped: Self.userColumns) FROM passkeys p
-                JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
-                WHERE p.credential_id = \(credentialID.bytea)
-                """, keepsSessionCache: true
-            ).first
-        else { return nil }
-        return PasskeyOwner(passkey: try Self.passkey(row), userHandle: try row.bytes("handle"), user: try User(row: row))
+        try Self.owner(
+            try await rows("\(unescaped: Self.ownerSQL) WHERE p.credential_id = \(credentialID.bytea) ORDER BY i.created_at", keepsSessionCache: true))
     }
 
-    /// One statement: the challenge's DELETE and the owner's read as two CTEs, joined to one row that
-    /// always exists. The challenge's columns are renamed, since the passkey's row has some of the same.
+    /// The passkey, its account, the account's summary and handle: a row per identity of the account
+    /// (`owner(_:)` reads them).
+    static let ownerSQL = """
+        SELECT p.*, h.handle, \(userColumns), EXISTS (SELECT 1 FROM passwords w WHERE w.user_id = p.user_id) AS has_password,
+            i.issuer, i.subject, i.email, i.email_verified, i.created_at AS identity_created_at
+        FROM passkeys p
+        JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id LEFT JOIN identities i ON i.user_id = p.user_id
+        """
+
+    /// The owner the rows of `ownerSQL` describe, nil when there are none (or they have no passkey).
+    static func owner(_ rows: [PostgresRandomAccessRow]) throws -> PasskeyOwner? {
+        guard let first = rows.first, try first.optionalBytes("credential_id") != nil else { return nil }
+        var owner = PasskeyOwner(
+            passkey: try passkey(first), userHandle: try first.bytes("handle"), user: try User(row: first),
+            account: AccountSummary(identities: [], hasPassword: try first.value("has_password"), hasPasskey: true))
+        for row in rows where try row.value("issuer", as: String?.self) != nil {
+            owner.account.identities.append(try Identity(row: row))
+        }
+        return owner
+    }
+
+    /// One statement: the challenge's DELETE and the owner's read as two CTEs, joined to rows that
+    /// always include one. The challenge's columns are renamed, since the passkey's row has some of the same.
     public func takePasskeyChallenge(hash: [UInt8], readingOwnerOf credentialID: [UInt8], at now: Date) async throws -> PasskeySignInLookup {
         let rows = try await rows(
             """
             WITH taken AS (DELETE FROM passkey_challenges WHERE hash = \(hash.bytea) RETURNING *),
-            owner AS (
-                SELECT p.*, h.handle, \(unescaped: Self.userColumns) FROM passkeys p
-                JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
-                WHERE p.credential_id = \(credentialID.bytea)
-            )
+            owner AS (\(unescaped: Self.ownerSQL) WHERE p.credential_id = \(credentialID.bytea))
             SELECT taken.hash AS challenge_hash, taken.purpose AS challenge_purpose, taken.user_id AS challenge_user_id,
                 taken.email AS challenge_email, taken.user_handle AS challenge_user_handle,
                 taken.user_verification AS challenge_user_verification, taken.expires_at AS challenge_expires_at, owner.*
             FROM (SELECT 1) AS one LEFT JOIN taken ON true LEFT JOIN owner ON true
+            ORDER BY owner.identity_created_at
             """, keepsSessionCache: true)
-        guard let row = rows.first else { return PasskeySignInLookup(challenge: nil, owner: nil) }
         var challenge: PasskeyChallenge?
-        if try row.optionalBytes("challenge_hash") != nil {
+        if let row = rows.first, try row.optionalBytes("challenge_hash") != nil {
             let taken = try Self.challenge(row, prefix: "challenge_")
             challenge = now < taken.expiresAt ? taken : nil
         }
-        var owner: PasskeyOwner?
-        if try row.optionalBytes("credential_id") != nil {
-            owner = PasskeyOwner(passkey: try Self.passkey(row), userHandle: try row.bytes("handle"), user: try User(row: row))
-        }
-        return PasskeySignInLookup(challenge: challenge, owner: owner)
+        return PasskeySignInLookup(challenge: challenge, owner: try Self.owner(rows))
     }
 
     public func passkeys(of userID: UUID) async throws -> [PasskeyRecord] {

@@ -92,19 +92,33 @@ extension SQLiteStore {
     }
 
     public func passkeyOwner(credentialID: [UInt8]) async throws -> PasskeyOwner? {
-        guard let row = try await passkeyOwners.value(for: credentialID), let handle = row.column("handle")?.blob else { return nil }
-        return PasskeyOwner(passkey: try Self.passkey(row), userHandle: Array(handle.readableBytesView), user: try User(row: row))
+        try await passkeyOwners.value(for: credentialID)
     }
 
-    /// The passkeys, accounts and handles of the sign-ins that arrive together, in one read on a reader.
-    static func owners(_ reader: SQLiteConnection, credentialIDs: [[UInt8]]) async throws -> [[UInt8]: SQLiteRow] {
+    /// The passkeys, accounts, account summaries and handles of the sign-ins that arrive together, in one
+    /// read on a reader (a passkey's row once per identity of its account, oldest first).
+    static func owners(_ reader: SQLiteConnection, credentialIDs: [[UInt8]]) async throws -> [[UInt8]: PasskeyOwner] {
         let rows = try await reader.query(
             """
-            SELECT p.*, h.handle, \(userColumns) FROM passkeys p
-            JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id
+            SELECT p.*, h.handle, \(userColumns), EXISTS (SELECT 1 FROM passwords w WHERE w.user_id = p.user_id) AS has_password,
+                i.issuer, i.subject, i.email, i.email_verified
+            FROM passkeys p
+            JOIN passkey_user_handles h ON h.user_id = p.user_id JOIN users u ON u.id = p.user_id LEFT JOIN identities i ON i.user_id = p.user_id
             WHERE p.credential_id IN (\(Array(repeating: "?", count: credentialIDs.count).joined(separator: ", ")))
+            ORDER BY i.created_at
             """, credentialIDs.map(SQLiteData.bytes))
-        return Dictionary(rows.map { (Array($0.column("credential_id")?.blob?.readableBytesView ?? []), $0) }, uniquingKeysWith: { first, _ in first })
+        var owners: [[UInt8]: PasskeyOwner] = [:]
+        for row in rows {
+            let id = Array(row.column("credential_id")?.blob?.readableBytesView ?? [])
+            var owner =
+                try owners[id]
+                ?? PasskeyOwner(
+                    passkey: Self.passkey(row), userHandle: Array(row.column("handle")?.blob?.readableBytesView ?? []), user: User(row: row),
+                    account: AccountSummary(identities: [], hasPassword: row.column("has_password")?.bool == true, hasPasskey: true))
+            if row.column("issuer")?.string != nil { owner.account.identities.append(try Identity(row: row)) }
+            owners[id] = owner
+        }
+        return owners
     }
 
     public func passkeys(of userID: UUID) async throws -> [PasskeyRecord] {

@@ -28,7 +28,7 @@ public final class SQLiteStore: ChatterStore {
     /// Passkey sign-ins arriving together take their challenges and store their counters in one
     /// statement and one transaction each (SQLiteStore+Passkeys.swift).
     let passkeyChallengeTakes: BatchingLookup<PasskeyChallengeTake, SQLiteRow>
-    let passkeyOwners: BatchingLookup<[UInt8], SQLiteRow>
+    let passkeyOwners: BatchingLookup<[UInt8], PasskeyOwner>
     let passkeyUses: BatchingLookup<PasskeyUse, Bool>
     let checkpointer: SQLiteCheckpointer
     /// See `durable(_:)`.

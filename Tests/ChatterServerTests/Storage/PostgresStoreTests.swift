@@ -45,6 +45,40 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A passkey sign-in's writes commit without waiting for the flush, and only they: the setting ends
+    /// with their own transactions, so no pooled connection keeps it for the statements that follow.
+    @Test func passkeySignInWritesLeaveEveryConnectionSynchronous() async throws {
+        try await withInstances(1) { stores in
+            let store = stores[0]
+            let user = try await store.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "ada"))
+            let passkey = PasskeyRecord(
+                credentialID: [7, 7], userID: user.id, publicKey: [1], signCount: 0, aaguid: [UInt8](repeating: 0, count: 16), backupEligible: true,
+                backedUp: true, transports: [], attestationFormat: "none", name: "Phone", createdAt: now)
+            _ = try await store.insertPasskey(passkey)
+            _ = try await store.passkeyUserHandle(userID: user.id, candidate: [1, 2, 3])
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let hash = [UInt8(index), 9]
+                        try await store.storePasskeyChallenge(
+                            PasskeyChallenge(hash: hash, purpose: .signIn, userVerification: .required, expiresAt: now.addingTimeInterval(60)))
+                        let lookup = try await store.takePasskeyChallenge(hash: hash, readingOwnerOf: [7, 7], at: now)
+                        #expect(lookup.challenge != nil && lookup.owner != nil)
+                        #expect(try await store.recordPasskeyUse(credentialID: [7, 7], signCount: 0, backedUp: true, at: now))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let settings = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<40 {
+                    group.addTask { try #require(try await store.rows("SHOW synchronous_commit").first).value("synchronous_commit", as: String.self) }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(settings == ["on"])
+        }
+    }
+
     @Test func aSessionMadeOnOneInstanceIsAcceptedByAnotherAtOnce() async throws {
         try await withInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])

@@ -99,6 +99,7 @@ extension PostgresStore {
 
     /// One statement: the challenge's DELETE and the owner's read as two CTEs, joined to rows that
     /// always include one. The challenge's columns are renamed, since the passkey's row has some of the same.
+    /// Its commit does not wait for the disk (`PostgresStore.commitWithoutFlush`).
     public func takePasskeyChallenge(hash: [UInt8], readingOwnerOf credentialID: [UInt8], at now: Date) async throws -> PasskeySignInLookup {
         let rows = try await rows(
             """
@@ -107,7 +108,7 @@ extension PostgresStore {
             SELECT taken.hash AS challenge_hash, taken.purpose AS challenge_purpose, taken.user_id AS challenge_user_id,
                 taken.email AS challenge_email, taken.user_handle AS challenge_user_handle,
                 taken.user_verification AS challenge_user_verification, taken.expires_at AS challenge_expires_at, owner.*
-            FROM (SELECT 1) AS one LEFT JOIN taken ON true LEFT JOIN owner ON true
+            FROM (\(unescaped: Self.commitWithoutFlush)) AS one LEFT JOIN taken ON true LEFT JOIN owner ON true
             ORDER BY owner.identity_created_at
             """, keepsSessionCache: true)
         var challenge: PasskeyChallenge?
@@ -175,12 +176,23 @@ extension PostgresStore {
         return stored
     }
 
+    /// Its commit does not wait for the disk either (`commitWithoutFlush`).
     private static let recordUsesSQL = """
         UPDATE passkeys p SET sign_count = v.sign_count, backed_up = v.backed_up, last_used_at = v.used_at
-        FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::timestamptz[]) AS v(credential_id, sign_count, backed_up, used_at)
+        FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::timestamptz[]) AS v(credential_id, sign_count, backed_up, used_at),
+            (\(commitWithoutFlush)) AS no_flush
         WHERE p.credential_id = v.credential_id AND (p.sign_count < v.sign_count OR (p.sign_count = 0 AND v.sign_count = 0))
         RETURNING p.credential_id
         """
+
+    /// A one-row subquery that makes the statement's own transaction commit without waiting for its WAL
+    /// to reach the disk (`synchronous_commit` off until that commit). For a passkey sign-in's challenge
+    /// and counter writes: what follows them is the session's INSERT, whose commit waits, and the WAL is
+    /// flushed in order, so by the time a session is answered they are on disk with it. Other requests
+    /// see them at commit either way, so a challenge is still taken once. Only a sign-in that fails before
+    /// its session can lose them in a crash of PostgreSQL within `wal_writer_delay` (200 ms): the challenge
+    /// of a refused assertion, or the counter and time of a passkey whose sign-in then failed.
+    static let commitWithoutFlush = "SELECT set_config('synchronous_commit', 'off', true)"
 
     public func flagPasskey(credentialID: [UInt8]) async throws {
         try await rows("UPDATE passkeys SET flagged = true WHERE credential_id = \(credentialID.bytea)", keepsSessionCache: true)

@@ -401,6 +401,20 @@ struct PasskeyUse: Hashable, Sendable {
     let backedUp: Bool
     let at: Date
     let ticket = UUID()
+
+    /// A batch in rounds that each name a passkey once, in arrival order: applied one after another, two
+    /// uses of one passkey are decided as if they had come apart (both stores' batched counters).
+    static func rounds(_ batch: [PasskeyUse]) -> [[PasskeyUse]] {
+        var rounds: [[PasskeyUse]] = []
+        var uses: [[UInt8]: Int] = [:]
+        for use in batch {
+            let round = uses[use.credentialID, default: 0]
+            uses[use.credentialID] = round + 1
+            if round == rounds.count { rounds.append([]) }
+            rounds[round].append(use)
+        }
+        return rounds
+    }
 }
 
 /// See `PasskeyRepository.takePasskeyChallenge(hash:readingOwnerOf:at:)`.

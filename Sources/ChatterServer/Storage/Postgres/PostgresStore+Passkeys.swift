@@ -139,21 +139,12 @@ extension PostgresStore {
         try await passkeyUses.value(for: PasskeyUse(credentialID: credentialID, signCount: signCount, backedUp: backedUp, at: now)) ?? false
     }
 
-    /// One conditional `UPDATE … FROM unnest(…)` for a batch's counters, so one round trip and one commit.
-    /// A batch that names a passkey more than once goes in rounds, each naming it once, one after another:
-    /// two uses of one passkey are decided as if they had come apart. The row lock orders batches that
-    /// meet on a passkey; the later one re-reads the counter the earlier stored.
+    /// One conditional `UPDATE … FROM unnest(…)` per round of `PasskeyUse.rounds` (one, unless the batch
+    /// names a passkey twice), so one round trip and one commit. The row lock orders batches that meet on
+    /// a passkey; the later one re-reads the counter the earlier stored.
     static func recordUses(_ batch: [PasskeyUse], on client: PostgresClient, logger: Logger) async throws -> [PasskeyUse: Bool] {
         var stored: [PasskeyUse: Bool] = [:]
-        var rest = batch
-        while !rest.isEmpty {
-            var named = Set<[UInt8]>()
-            var round: [PasskeyUse] = []
-            var later: [PasskeyUse] = []
-            for use in rest {
-                if named.insert(use.credentialID).inserted { round.append(use) } else { later.append(use) }
-            }
-            rest = later
+        for round in PasskeyUse.rounds(batch) {
             var binds = PostgresBindings(capacity: 4)
             binds.append(round.map(\.credentialID.bytea))
             binds.append(round.map { Int64($0.signCount) })

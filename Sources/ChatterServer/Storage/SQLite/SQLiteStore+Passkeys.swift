@@ -142,43 +142,25 @@ extension SQLiteStore {
         try await passkeyUses.value(for: PasskeyUse(credentialID: credentialID, signCount: signCount, backedUp: backedUp, at: now)) ?? false
     }
 
-    /// The counters of a batch of sign-ins: one conditional `UPDATE … FROM (VALUES …)` when the batch
-    /// names each passkey once; otherwise each its own `UPDATE`, in one transaction, one after another,
-    /// so two uses of one passkey are decided as if they had come apart.
+    /// The counters of a batch of sign-ins: one conditional `UPDATE … FROM (VALUES …)` per round of
+    /// `PasskeyUse.rounds` (one, unless the batch names a passkey twice).
     static func recordUses(_ batch: [PasskeyUse], on writer: SQLiteConnection, lock: AsyncMutex) async throws -> [PasskeyUse: Bool] {
-        if Set(batch.map(\.credentialID)).count == batch.count {
-            let rows = try await lock.withLock {
-                try await writer.query(
+        try await lock.withLock {
+            var stored: [PasskeyUse: Bool] = [:]
+            for round in PasskeyUse.rounds(batch) {
+                let rows = try await writer.query(
                     """
                     UPDATE passkeys SET sign_count = v.column2, backed_up = v.column3, last_used_at = v.column4
-                    FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
+                    FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: round.count).joined(separator: ", "))) AS v
                     WHERE passkeys.credential_id = v.column1
                         AND (passkeys.sign_count < v.column2 OR (passkeys.sign_count = 0 AND v.column2 = 0))
                     RETURNING passkeys.credential_id
                     """,
-                    batch.flatMap { [.bytes($0.credentialID), .integer(Int($0.signCount)), .bool($0.backedUp), .time($0.at)] })
+                    round.flatMap { [.bytes($0.credentialID), .integer(Int($0.signCount)), .bool($0.backedUp), .time($0.at)] })
+                let moved = Set(rows.map { Array($0.column("credential_id")?.blob?.readableBytesView ?? []) })
+                for use in round { stored[use] = moved.contains(use.credentialID) }
             }
-            let stored = Set(rows.map { Array($0.column("credential_id")?.blob?.readableBytesView ?? []) })
-            return Dictionary(uniqueKeysWithValues: batch.map { ($0, stored.contains($0.credentialID)) })
-        }
-        return try await lock.withLock {
-            _ = try await writer.query("BEGIN IMMEDIATE")
-            do {
-                var stored: [PasskeyUse: Bool] = [:]
-                for use in batch {
-                    let rows = try await writer.query(
-                        """
-                        UPDATE passkeys SET sign_count = ?2, backed_up = ?3, last_used_at = ?4
-                        WHERE credential_id = ?1 AND (sign_count < ?2 OR (sign_count = 0 AND ?2 = 0)) RETURNING 1
-                        """, [.bytes(use.credentialID), .integer(Int(use.signCount)), .bool(use.backedUp), .time(use.at)])
-                    stored[use] = !rows.isEmpty
-                }
-                _ = try await writer.query("COMMIT")
-                return stored
-            } catch {
-                _ = try? await writer.query("ROLLBACK")
-                throw error
-            }
+            return stored
         }
     }
 

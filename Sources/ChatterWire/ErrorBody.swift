@@ -13,12 +13,16 @@ public struct ErrorBody: Codable, Sendable, Equatable {
     /// For a `wrong_audience` failure, the audience the token carried, to compare with the client ID the app sent;
     /// nil otherwise.
     public var audience: [String]?
+    /// For `second_factor_required` from a sign-in: the waiting sign-in a code completes; nil otherwise (and when
+    /// the route cannot take a second step, such as the course API's).
+    public var secondFactor: SecondFactorChallenge?
 
-    /// An error body; `check` and `audience` are left out of the JSON when nil.
-    public init(error: String, message: String, check: String? = nil, audience: [String]? = nil) {
+    /// An error body; `check`, `audience` and `secondFactor` are left out of the JSON when nil.
+    public init(error: String, message: String, check: String? = nil, audience: [String]? = nil, secondFactor: SecondFactorChallenge? = nil) {
         self.error = error
         self.message = message
         self.check = check
         self.audience = audience
+        self.secondFactor = secondFactor
     }
 }

@@ -55,6 +55,21 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case passkeyExists = "passkey_exists"
     /// Removing it would leave the account with no way to sign in.
     case lastWayToSignIn = "last_way_to_sign_in"
+    /// The first factor passed and the account has a second: send a code with `ErrorBody.secondFactor`'s token to
+    /// `NativePath.secondStep` (or, where no second step can follow, sign in with the app or the pages).
+    case secondFactorRequired = "second_factor_required"
+    /// A second-factor code that is wrong, already used, or from a step too far from now (one answer for each).
+    case invalidSecondFactor = "invalid_second_factor"
+    /// A second step whose waiting sign-in is unknown, expired or completed: sign in again.
+    case secondStepExpired = "second_step_expired"
+    /// Adding an authenticator app to an account that has one: turn it off first.
+    case secondFactorExists = "second_factor_exists"
+    /// Confirming, using or turning off a second factor the account does not have (or an enrolment not started).
+    case noSecondFactor = "no_second_factor"
+    /// An action that matters (deleting the account, changing the password, signing out everywhere, adding a
+    /// passkey, an operator's action) on an account with a second factor, from a session that has not passed it
+    /// in the last ten minutes: send a code to `NativePath.stepUp`, then retry.
+    case stepUpRequired = "step_up_required"
 
     // Requests.
     /// The JSON body is malformed or misses a field; the message names it.

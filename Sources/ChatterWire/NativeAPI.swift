@@ -57,6 +57,25 @@ public enum NativePath {
     /// `GET` with the access token: the account's passkeys as `[PasskeyInfo]`. `PATCH` a `PasskeyRenameRequest` or
     /// `DELETE` on `/v1/passkeys/<id>` renames or removes one (never the account's last way to sign in).
     public static let passkeys = "/v1/passkeys"
+    /// `GET` with the access token: the account's `SecondFactorStatus`.
+    public static let secondFactor = "/v1/auth/mfa"
+    /// `POST` with the access token: starts adding an authenticator app; answers a `TOTPEnrolment` (its secret and
+    /// `otpauth://` URI), which `secondFactorConfirm` completes.
+    public static let secondFactorEnrol = "/v1/auth/mfa/totp"
+    /// `POST` a `SecondFactorCodeRequest` (the app's first code) with the access token: turns the second factor on;
+    /// answers `RecoveryCodes`, shown once.
+    public static let secondFactorConfirm = "/v1/auth/mfa/totp/confirm"
+    /// `POST` a `SecondFactorCodeRequest` with the access token: a new set of recovery codes, ending the old set;
+    /// answers `RecoveryCodes`.
+    public static let recoveryCodes = "/v1/auth/mfa/recovery-codes"
+    /// `POST` a `SecondFactorCodeRequest` with the access token: turns the second factor off; answers 204.
+    public static let secondFactorDisable = "/v1/auth/mfa/disable"
+    /// `POST` a `SecondFactorCodeRequest` with the access token: proves the second factor for this session, so
+    /// that for ten minutes it may do what answers `step_up_required` otherwise; answers 204.
+    public static let stepUp = "/v1/auth/mfa/step-up"
+    /// `POST` a `SecondStepRequest`: completes a sign-in that answered `second_factor_required`; answers a
+    /// `SessionResponse`.
+    public static let secondStep = "/v1/auth/mfa/verify"
     /// `GET`: the OpenAPI document that describes this API.
     public static let openAPI = "/openapi.json"
 }
@@ -371,14 +390,18 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var lastUsedAt: Double
     /// Whether this is the session that asked for the list.
     public var current: Bool
+    /// The second factor its sign-in passed besides its method (`totp`, `recovery_code`, or `passkey` for a
+    /// passkey sign-in, two factors in one); nil for a one-factor sign-in.
+    public var secondFactor: String?
 
     /// A session as chatterd lists it.
-    public init(id: String, userAgent: String?, createdAt: Double, lastUsedAt: Double, current: Bool) {
+    public init(id: String, userAgent: String?, createdAt: Double, lastUsedAt: Double, current: Bool, secondFactor: String? = nil) {
         self.id = id
         self.userAgent = userAgent
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.current = current
+        self.secondFactor = secondFactor
     }
 }
 

@@ -59,9 +59,15 @@ struct Serve: AsyncParsableCommand {
         }
 
         let transport = try PreparedTransport.prepare(config, logger: logger)
-        let services = ServerAssembly(configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), logger: logger)
+        let secondFactorKey: [UInt8]
+        do { secondFactorKey = try SecondFactorKey.ensure(at: config.secondFactorKeyFile) } catch { throw ValidationError("\(error)") }
+        let services = ServerAssembly(
+            configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), secondFactorKey: secondFactorKey, logger: logger)
         if config.googleClientIDs.isEmpty {
             logger.warning("no Google client IDs configured: Google sign-in refuses every token until --google-client-id is given")
+        }
+        if !config.adminRequiresSecondFactor {
+            logger.warning("--admin-second-factor off: operators use /admin without a second factor; for development only")
         }
         if config.appleClientIDs.isEmpty {
             logger.notice("no Apple client IDs configured: Sign in with Apple is off until --apple-client-id is given")

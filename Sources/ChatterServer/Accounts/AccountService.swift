@@ -12,6 +12,7 @@ struct AccountService: Sendable {
     let profiles: Profiles
     let devices: DeviceTokens
     let audit: AuditLog
+    let stepUp: StepUp
 
     func profile(_ user: User) async throws -> UserProfile {
         try await profiles.profile(user)
@@ -28,6 +29,7 @@ struct AccountService: Sendable {
 
     func signOut(_ session: AuthenticatedSession, everywhere: Bool, client: ClientInfo) async throws {
         if everywhere {
+            try await stepUp.require(session)
             try await store.revokeSessions(of: session.user.id, except: nil)
             try await devices.endAll(of: session.user.id)
             await audit.record(.signOutAll, user: session.user.id, method: session.signInMethod, client: client)
@@ -45,6 +47,7 @@ struct AccountService: Sendable {
 
     /// Removes the user, their identities, password, sessions and chatts; the audit log keeps the event.
     func deleteAccount(_ session: AuthenticatedSession, client: ClientInfo) async throws {
+        try await stepUp.require(session)
         try await store.deleteUser(id: session.user.id)
         await audit.record(.accountDeleted, user: session.user.id, client: client)
     }

@@ -13,6 +13,8 @@ public struct AdminService: Sendable {
         case notAnOperator
         /// An operator changing their own account from the admin pages (their account page does that).
         case ownAccount
+        /// The admin pages, to an operator whose account has no second factor (`OperatorAccess`).
+        case operatorWithoutSecondFactor
 
         public var description: String {
             switch self {
@@ -23,6 +25,7 @@ public struct AdminService: Sendable {
             case .noSuchSession(let id): "the account has no session \(id.text)"
             case .notAnOperator: "these pages are for the server's operators"
             case .ownAccount: "use your account page to change your own account"
+            case .operatorWithoutSecondFactor: "operators need two-step sign-in: turn it on from your account page first"
             }
         }
     }

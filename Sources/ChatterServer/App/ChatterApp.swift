@@ -41,6 +41,7 @@ public enum ChatterApp {
         EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
         PasskeyRoutes(passkeys: s.passkeys, signIn: s.signIn).register(on: router, signedIn: signedIn)
         PasswordRoutes(passwords: s.passwords, signIn: s.signIn).register(on: router, signedIn: signedIn)
+        SecondFactorRoutes(secondFactors: s.secondFactors, signIn: s.signIn).register(on: router, signedIn: signedIn)
         SessionRoutes(sessions: s.sessions, accounts: s.accounts).register(on: router, signedIn: signedIn)
         WebSessionRoutes(handoffs: s.handoffs, pages: pages, web: web).register(on: router, signedIn: signedIn, browsers: browsers)
         AppleNotificationRoutes(notifications: s.appleNotifications).register(on: router)
@@ -51,10 +52,14 @@ public enum ChatterApp {
         let auth = AuthPages(
             emailCodes: s.emailCodes, passwords: s.passwords, providers: s.providers, signIn: s.signIn, pages: pages, web: web, now: now)
         auth.register(on: browsers)
-        let account = AccountPages(accounts: s.accounts, passkeys: s.passkeys, pages: pages, web: web)
+        SecondFactorPages(signIn: s.signIn, pages: pages, web: web).register(on: browsers)
+        SecondFactorAccountPages(secondFactors: s.secondFactors, pages: pages, web: web).register(on: browsers)
+        let account = AccountPages(accounts: s.accounts, passkeys: s.passkeys, secondFactors: s.secondFactors, stepUp: s.stepUp, pages: pages, web: web)
         account.register(on: browsers)
         PasskeyPages(passkeys: s.passkeys, auth: auth, account: account, web: web).register(on: browsers)
-        AdminPages(admin: s.admin, pages: pages, web: web).register(on: browsers)
+        let access = OperatorAccess(
+            admin: s.admin, secondFactors: s.store, stepUp: s.stepUp, requiresSecondFactor: configuration.adminRequiresSecondFactor)
+        AdminPages(admin: s.admin, access: access, pages: pages, web: web).register(on: browsers)
         router.get("static/:file") { _, context in
             guard let response = context.parameters.get("file").flatMap(pages.asset) else { throw APIError(.notFound, .notFound, "No such file.") }
             return response

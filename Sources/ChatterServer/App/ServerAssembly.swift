@@ -25,6 +25,8 @@ public struct ServerAssembly: Sendable {
     let appleNotifications: AppleNotifications
     let timeline: Timeline
     let passkeys: PasskeyService
+    let secondFactors: SecondFactorService
+    let stepUp: StepUp
     public let now: @Sendable () -> Date
     public let logger: Logger
 
@@ -32,7 +34,8 @@ public struct ServerAssembly: Sendable {
     /// (the providers' key endpoints), the mail, the hasher's cost and the clock.
     public init(
         configuration: ServerConfiguration, store: any ChatterStore, mail: any MailTransport, googleKeys: (any JWKSSource)? = nil,
-        appleKeys: (any JWKSSource)? = nil, hasher: PasswordHasher? = nil, now: @escaping @Sendable () -> Date = Date.init, logger: Logger
+        appleKeys: (any JWKSSource)? = nil, hasher: PasswordHasher? = nil, secondFactorKey: [UInt8]? = nil,
+        now: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
         func keys(_ source: (any JWKSSource)?, default url: String) -> JWKSCache {
             JWKSCache(source: source ?? HTTPJWKSSource(url: url), algorithms: ["RS256"], now: now, logger: logger)
@@ -54,17 +57,26 @@ public struct ServerAssembly: Sendable {
         codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
         providers = ProviderSignIn(google: google, apple: apple, audit: audit)
-        signIn = SignInService(users: store, sessionStore: store, sessions: sessions, devices: devices, audit: audit, now: now)
+        // Tests and embedders that keep nothing across restarts may go without a key file: secrets sealed under a
+        // key made now open only in this process.
+        secondFactors = SecondFactorService(
+            store: store, box: secondFactorKey.flatMap { try? SecretBox(key: $0) } ?? .ephemeral(),
+            notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger), audit: audit,
+            issuer: configuration.relyingParty.name, now: now)
+        signIn = SignInService(
+            users: store, sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors, audit: audit, now: now)
         emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, now: now)
+        stepUp = StepUp(store: store, now: now)
         passwords = PasswordFlow(
             store: store, codes: emailCodes, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), rules: rules,
-            throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, now: now)
-        accounts = AccountService(store: store, profiles: profiles, devices: devices, audit: audit)
+            throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, stepUp: stepUp, now: now)
+        accounts = AccountService(store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp)
         handoffs = WebHandoffs(store: store, now: now)
         appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, now: now)
         timeline = Timeline(store: store, now: now)
         passkeys = PasskeyService(
-            passkeys: store, users: store, limits: store, emailCodes: emailCodes, verifier: PasskeyVerifier(party: configuration.relyingParty, now: now),
+            passkeys: store, users: store, limits: store, emailCodes: emailCodes, secondFactors: secondFactors, stepUp: stepUp,
+            verifier: PasskeyVerifier(party: configuration.relyingParty, now: now),
             audit: audit, ceremoniesPerNetwork: configuration.passkeyCeremoniesPerNetwork, now: now)
     }
 }

@@ -102,6 +102,14 @@ public struct ServerConfiguration: Sendable {
 
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("chatterd.sqlite") }
 
+    /// Whether an operator needs a second factor to use the admin pages (`OperatorAccess`).
+    public var adminRequiresSecondFactor = true
+
+    /// The file of the key authenticator secrets are sealed under (`SecondFactorKey`); nil: in the data directory.
+    public var secondFactorKeyPath: String?
+
+    public var secondFactorKeyFile: String { secondFactorKeyPath ?? (dataDirectory as NSString).appendingPathComponent("second-factor.key") }
+
     public func databaseLocation() throws -> DatabaseLocation {
         try database.map(DatabaseLocation.init) ?? .sqlite(path: databasePath)
     }

@@ -111,6 +111,10 @@ extension ServerConfiguration {
             $0.tlsCertificatePath = $1
         },
         .text("tls-key", "CHATTERD_TLS_KEY", "FILE", default: "generated", "the PEM private key for `--tls-cert`") { $0.tlsKeyPath = $1 },
+        .text(
+            "second-factor-key", "CHATTERD_SECOND_FACTOR_KEY", "FILE", default: "generated in `DATA_DIR/second-factor.key`",
+            "the key authenticator secrets are sealed under (64 hex digits); instances sharing a database share it"
+        ) { $0.secondFactorKeyPath = $1 },
         .flag("http", "CHATTERD_HTTP", "plain HTTP, only behind a TLS-terminating proxy") { $0.plainHTTP = $1 },
         .list("google-client-id", "CHATTERD_GOOGLE_CLIENT_IDS", "ID", default: "none", "accepted Google OAuth client IDs") {
             $0.googleClientIDs = $1
@@ -236,6 +240,10 @@ extension ServerConfiguration {
                 throw ConfigurationError("--passkey-trust-anchors / CHATTERD_PASSKEY_TRUST_ANCHORS: \(path): \(error)")
             }
         },
+        .value(
+            "admin-second-factor", "CHATTERD_ADMIN_SECOND_FACTOR", "on|off", default: "`on`",
+            "operators need two-step sign-in to use `/admin`; `off` only for development", parse: { ["on": true, "off": false][$0] }
+        ) { $0.adminRequiresSecondFactor = $1 },
         .value(
             "passkey-ceremony-limit", "CHATTERD_PASSKEY_CEREMONY_LIMIT", "N", default: "`60`",
             "passkey options one client network may ask for per 10 minutes (a /48 ten times that)", parse: { Int($0) }

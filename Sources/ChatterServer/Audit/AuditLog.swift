@@ -24,6 +24,14 @@ public struct AuditLog: Sendable {
         case passkeyRejected = "passkey_rejected"
         /// A passkey's counter went backwards: it may have been copied, and signs in no more.
         case passkeyFlagged = "passkey_flagged"
+        /// An authenticator app confirmed: the account has a second factor (the detail says how many recovery codes).
+        case secondFactorEnabled = "second_factor_enabled"
+        case secondFactorDisabled = "second_factor_disabled"
+        /// A second-factor code refused (wrong, used, or past the limit), at sign-in or for an account action.
+        case secondFactorFailed = "second_factor_failed"
+        /// A recovery code used in place of the app's code (also mailed to the account).
+        case recoveryCodeUsed = "recovery_code_used"
+        case recoveryCodesRegenerated = "recovery_codes_regenerated"
         // An operator's actions (`AdminService`): the event's user is the account acted on, its actor the operator.
         case adminSessionRevoked = "admin_session_revoked"
         case adminSessionsRevoked = "admin_sessions_revoked"
@@ -68,10 +76,12 @@ public struct AuditLog: Sendable {
 
     /// Runs `start` (the session a sign-in of `user` ends with) and records the sign-in, or, when an
     /// operator disabled the account, its refusal (then rethrown, for the 403).
-    func signIn<T: Sendable>(user: UUID, method: SignInMethod, client: ClientInfo, _ start: () async throws -> T) async throws -> T {
+    func signIn<T: Sendable>(
+        user: UUID, method: SignInMethod, client: ClientInfo, secondFactor: SecondFactorKind? = nil, _ start: () async throws -> T
+    ) async throws -> T {
         do {
             let value = try await start()
-            await record(.signIn, user: user, method: method, client: client)
+            await record(.signIn, user: user, method: method, client: client, detail: secondFactor.map { "second factor: \($0.rawValue)" })
             return value
         } catch StoreError.accountDisabled {
             await record(.signInFailed, user: user, method: method, client: client, detail: Self.accountDisabled)

@@ -11,6 +11,8 @@ struct PasskeyService: Sendable {
     let limits: any RateLimitRepository
     /// A sign-up proves its address with an emailed code first.
     let emailCodes: EmailCodeFlow
+    let secondFactors: SecondFactorService
+    let stepUp: StepUp
     let verifier: PasskeyVerifier
     let audit: AuditLog
     /// Options requests from one client network per `window` (`--passkey-ceremony-limit`). Each stores a
@@ -31,8 +33,11 @@ struct PasskeyService: Sendable {
 
     // MARK: Options
 
-    /// Options to add a passkey to `user`'s account: its user handle, and its passkeys to exclude.
-    func registrationOptions(for user: User, client: ClientInfo) async throws -> PasskeyCreationOptions {
+    /// Options to add a passkey to the session's account: its user handle, and its passkeys to exclude. A
+    /// passkey is two factors by itself, so on an account with a second factor adding one takes a step-up.
+    func registrationOptions(for session: AuthenticatedSession, client: ClientInfo) async throws -> PasskeyCreationOptions {
+        try await stepUp.require(session)
+        let user = session.user
         try await admit(client)
         let handle = try await passkeys.passkeyUserHandle(userID: user.id, candidate: SecureRandom.bytes(32))
         let existing = try await passkeys.passkeys(of: user.id)
@@ -46,6 +51,9 @@ struct PasskeyService: Sendable {
         let email = try EmailCodeFlow.address(raw)
         try await admit(client)
         let user = try await emailCodes.signIn(email: email, code: code, method: .passkey, client: client)
+        // An emailed code is one factor: it may not add a passkey (two factors by itself) to an account that has a
+        // second factor. Its owner signs in and adds one from the account.
+        if try await secondFactors.isEnabled(for: user.id) { throw SecondFactorError.required(nil) }
         let handle = try await passkeys.passkeyUserHandle(userID: user.id, candidate: SecureRandom.bytes(32))
         let existing = try await passkeys.passkeys(of: user.id)
         let challenge = try await issue(.signUp, userID: user.id, email: email, userHandle: handle)

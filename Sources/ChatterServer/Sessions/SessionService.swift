@@ -55,7 +55,9 @@ public struct SessionService: Sendable {
     }
 
     /// A native session: an access token and a refresh token.
-    public func start(user: User, method: SignInMethod, client: ClientInfo, profile: UserProfile) async throws -> SessionResponse {
+    public func start(
+        user: User, method: SignInMethod, client: ClientInfo, profile: UserProfile, secondFactor: SecondFactorKind? = nil
+    ) async throws -> SessionResponse {
         let id = UUID()
         let access = SessionToken.generate(naming: id, as: .access, signedWith: tokenKey)
         let refresh = SessionToken.generate(naming: id, as: .refresh, signedWith: tokenKey)
@@ -63,7 +65,7 @@ public struct SessionService: Sendable {
         let session = NewSession(
             id: id, userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
             refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client,
-            accessTokenNamed: true)
+            accessTokenNamed: true, secondFactor: secondFactor?.rawValue)
         try await ChatterMetrics.database("create_session") { try await store.createSession(session) }
         return SessionResponse(
             accessToken: access.secret, refreshToken: refresh.secret, expiresIn: Int(lifetimes.access),
@@ -71,13 +73,16 @@ public struct SessionService: Sendable {
     }
 
     /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token.
-    public func startUnrefreshable(user: User, method: SignInMethod, lifetime: Double, client: ClientInfo) async throws -> SessionToken {
+    public func startUnrefreshable(
+        user: User, method: SignInMethod, lifetime: Double, client: ClientInfo, secondFactor: SecondFactorKind? = nil
+    ) async throws -> SessionToken {
         let access = SessionToken.generate(signedWith: tokenKey)
         let created = now()
         try await store.createSession(
             NewSession(
                 userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
-                refreshHash: nil, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetime), client: client))
+                refreshHash: nil, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetime), client: client,
+                secondFactor: secondFactor?.rawValue))
         return access
     }
 

@@ -15,6 +15,7 @@ struct PasswordFlow: Sendable {
     let throttle: SignInThrottle
     let devices: DeviceTokens
     let audit: AuditLog
+    let stepUp: StepUp
     let now: @Sendable () -> Date
 
     /// Sign-up on an address that already has a password is a reset: the code proved the address, so
@@ -70,6 +71,7 @@ struct PasswordFlow: Sendable {
     /// Signed in; revokes the user's other sessions and device tokens. Attempts are throttled like sign-ins
     /// (counted before hashing), and a wrong current password is audited.
     func change(_ session: AuthenticatedSession, current: String, new: String, client: ClientInfo) async throws {
+        try await stepUp.require(session)
         let user = session.user.id
         let owner = "user:\(user.uuidString)"
         let email = try await store.identities(of: user).first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject

@@ -1,15 +1,17 @@
 import ChatterWire
 import Foundation
 
-/// The end of every successful sign-in, whichever method proved it and whoever asked: find or create the
-/// account, start a session of the kind the client keeps, audit it (or the operator's refusal), and give a
-/// device that proved an address its device token.
+/// The end of every successful sign-in, whichever method proved it and whoever asked: ask for the second
+/// factor when the account has one and the sign-in did not pass it, then find or create the account, start
+/// a session of the kind the client keeps, audit it (or the operator's refusal), and give a device that
+/// proved an address its device token.
 struct SignInService: Sendable {
     let users: any UserRepository
     /// Only to end the browser's previous session when it signs in again.
     let sessionStore: any SessionRepository
     let sessions: SessionService
     let devices: DeviceTokens
+    let secondFactors: SecondFactorService
     let audit: AuditLog
     let now: @Sendable () -> Date
 
@@ -28,22 +30,45 @@ struct SignInService: Sendable {
         try await users.signIn(claims, fallbackName: fallbackName, at: now())
     }
 
+    /// Throws `SecondFactorError.required` (with a waiting sign-in when `waiting`) when `user` has a second
+    /// factor and this sign-in (`secondFactor`) has not passed one.
+    func requireSecondFactor(
+        _ user: User, method: SignInMethod, email: String?, passed secondFactor: SecondFactorKind?, waiting: Bool = true
+    ) async throws {
+        guard secondFactor == nil, try await secondFactors.isEnabled(for: user.id) else { return }
+        throw SecondFactorError.required(waiting ? try await secondFactors.challenge(user, method: method, email: email) : nil)
+    }
+
     /// A native session (access and refresh token) for `user`. `deviceFor`: the address this sign-in proved,
     /// for which the device gets a device token (`presenting` its current one keeps it).
     /// `account`: the user's account summary when the sign-in read it already (a passkey's), else it is read here.
+    /// `secondFactor`: what this sign-in passed besides its method; without one, an account with a second
+    /// factor gets `second_factor_required`.
     func native(
         _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting token: String? = nil,
-        account: AccountSummary? = nil
+        account: AccountSummary? = nil, secondFactor: SecondFactorKind? = nil
     ) async throws -> SessionResponse {
-        var response = try await audit.signIn(user: user.id, method: method, client: client) {
-            try await sessions.start(user: user, method: method, client: client, profile: try await sessions.profiles.profile(user, account: account))
+        try await requireSecondFactor(user, method: method, email: email, passed: secondFactor)
+        var response = try await audit.signIn(user: user.id, method: method, client: client, secondFactor: secondFactor) {
+            try await sessions.start(
+                user: user, method: method, client: client, profile: try await sessions.profiles.profile(user, account: account), secondFactor: secondFactor)
         }
         if let email { response.deviceToken = try await devices.issue(for: email, presented: token) }
         return response
     }
 
-    /// A course chatterID: one token that cannot be refreshed, living `sessions.lifetimes.course`.
+    /// The second step of a native sign-in: `code` completes the waiting sign-in `token`.
+    func nativeSecondStep(token: String, code: String, deviceToken: String?, client: ClientInfo) async throws -> SessionResponse {
+        let (step, user, factor) = try await secondFactors.complete(token: token, code: code, client: client)
+        return try await native(
+            user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email, presenting: deviceToken,
+            secondFactor: factor)
+    }
+
+    /// A course chatterID: one token that cannot be refreshed, living `sessions.lifetimes.course`. The course
+    /// API has no second step, so an account with a second factor is refused with `second_factor_required`.
     func course(_ user: User, method: SignInMethod, client: ClientInfo) async throws -> (token: SessionToken, lifetime: Double) {
+        try await requireSecondFactor(user, method: method, email: nil, passed: nil, waiting: false)
         let lifetime = sessions.lifetimes.course
         let token = try await audit.signIn(user: user.id, method: method, client: client) {
             try await sessions.startUnrefreshable(user: user, method: method, lifetime: lifetime, client: client)
@@ -54,11 +79,14 @@ struct SignInService: Sendable {
     /// A browser's cookie session, ending the one it had (`replacing`).
     func browser(
         _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting device: String? = nil,
-        replacing previous: AuthenticatedSession?
+        replacing previous: AuthenticatedSession?, secondFactor: SecondFactorKind? = nil
     ) async throws -> BrowserSession {
+        // A hand-off continues a signed-in app's session, whose own sign-in answered for the second factor.
+        if method != .web { try await requireSecondFactor(user, method: method, email: email, passed: secondFactor) }
         if let previous { _ = try await sessionStore.revokeSession(id: previous.sessionID, userID: previous.user.id) }
-        let token = try await audit.signIn(user: user.id, method: method, client: client) {
-            try await sessions.startUnrefreshable(user: user, method: method, lifetime: Self.browserLifetime, client: client)
+        let token = try await audit.signIn(user: user.id, method: method, client: client, secondFactor: secondFactor) {
+            try await sessions.startUnrefreshable(
+                user: user, method: method, lifetime: Self.browserLifetime, client: client, secondFactor: secondFactor)
         }
         let deviceToken = try await email.asyncMap { try await devices.issue(for: $0, presented: device) }
         return BrowserSession(token: token.secret, lifetime: Self.browserLifetime, deviceToken: deviceToken)

@@ -123,6 +123,8 @@ public struct NewSession: Sendable {
     /// Whether the access token names the session (native sessions): it is then found by the session's id;
     /// otherwise (chatterIDs, browser cookies) by its hash.
     public var accessTokenNamed = false
+    /// The second factor this sign-in passed (`SecondFactorKind`), nil for one factor.
+    public var secondFactor: String? = nil
 }
 
 /// Hashed by id alone, so that concurrent sign-ins can be inserted together (see `BatchingLookup`).
@@ -198,6 +200,8 @@ public struct SessionRecord: Sendable, Equatable {
     public var ip: String?
     public var createdAt: Date
     public var lastUsedAt: Date
+    /// The second factor the session's sign-in passed (`SecondFactorKind`); nil for one factor.
+    public var secondFactor: String? = nil
 }
 
 public struct EmailCodeRecord: Sendable, Equatable {

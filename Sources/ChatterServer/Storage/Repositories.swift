@@ -183,6 +183,45 @@ extension PasskeyRepository {
     }
 }
 
+/// Authenticator apps, recovery codes and sign-ins waiting for their second step (`SecondFactorService`
+/// owns the rules). Every use of a code is one statement, so a code sent by many requests at once is
+/// accepted once.
+public protocol SecondFactorRepository: Sendable {
+    /// The account's authenticator, confirmed or waiting for its first code, with its recovery codes left.
+    func totp(userID: UUID) async throws -> TOTPRecord?
+    /// Starts an enrolment, replacing one not yet confirmed; false (nothing stored) when the account has a
+    /// confirmed authenticator. `StoreError.userGone` when the account is gone.
+    func storePendingTOTP(userID: UUID, sealedSecret: [UInt8], at: Date) async throws -> Bool
+    /// Confirms the enrolment whose secret is `sealedSecret`, records `step` as used and stores the
+    /// recovery codes' hashes, in one transaction; false when that enrolment is no longer waiting (confirmed
+    /// by a parallel request, or replaced by a newer one).
+    func confirmTOTP(userID: UUID, sealedSecret: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at: Date) async throws -> Bool
+    /// Records `step` as used, in one statement, only when the account's authenticator is confirmed and its
+    /// last used step is earlier: of any number of requests presenting codes of one step, one gets true.
+    func useTOTPStep(userID: UUID, step: Int64) async throws -> Bool
+    /// Removes the recovery code hashing to `hash`, in one statement; the codes left, or nil when it was not
+    /// one of the account's (never issued, or used already).
+    func useRecoveryCode(userID: UUID, hash: [UInt8]) async throws -> Int?
+    /// Replaces every recovery code of a confirmed authenticator; false when the account has none.
+    func replaceRecoveryCodes(userID: UUID, hashes: [[UInt8]]) async throws -> Bool
+    /// Removes the authenticator, its recovery codes and the sign-ins waiting for a code; false when there
+    /// was nothing to remove.
+    func deleteSecondFactor(userID: UUID) async throws -> Bool
+    /// Keeps a sign-in waiting for its second step until it is taken or expires.
+    func storeSecondStep(_ step: PendingSecondStep) async throws
+    /// The waiting sign-in hashing to `hash`, left in place (a wrong code does not end it); nil when
+    /// unknown or expired.
+    func secondStep(hash: [UInt8], at: Date) async throws -> PendingSecondStep?
+    /// Removes the waiting sign-in and returns it when it had not expired, in one statement: of any number
+    /// of requests completing it at once, one gets it.
+    func takeSecondStep(hash: [UInt8], at: Date) async throws -> PendingSecondStep?
+    /// When the session last passed a second factor (at sign-in or a step-up), read from the database itself
+    /// (never a cache), so a step-up on another instance counts at once; nil when never or no such session.
+    func sessionSecondFactorAt(sessionID: UUID) async throws -> Date?
+    /// Records a step-up on the session of `userID`; false when the user has no such session.
+    func recordStepUp(sessionID: UUID, userID: UUID, factor: String, at: Date) async throws -> Bool
+}
+
 public protocol NotificationRepository: Sendable {
     /// Remembers a processed notification until `expiresAt`; false when `jti` was already remembered.
     func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool
@@ -276,7 +315,8 @@ public struct TimelineStamp: Sendable, Equatable {
 
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
-    DeviceTokenRepository, PasskeyRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository, ChattRepository,
+    DeviceTokenRepository, PasskeyRepository, SecondFactorRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository,
+    ChattRepository,
     AdminRepository
 {
     /// What the store needs running beside the server (a connection pool), started before and stopped
@@ -326,7 +366,7 @@ extension EmailCodeRepository {
 /// Counters whose key names an account (not an address or a network): deleting the account removes them.
 enum RateLimitKeys {
     static func naming(_ userID: UUID) -> [String] {
-        [handoff(userID), "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"]
+        [handoff(userID), "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"] + SecondFactorService.limitKeys(userID)
     }
 
     static func handoff(_ userID: UUID) -> String { "handoff:\(userID.uuidString)" }

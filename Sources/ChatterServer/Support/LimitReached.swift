@@ -6,6 +6,7 @@ public struct LimitReached: Error, Equatable {
         case passwordChange = "password_change"
         case webSession = "web_session"
         case passkey
+        case secondFactor = "second_factor"
     }
 
     public var limit: Limit

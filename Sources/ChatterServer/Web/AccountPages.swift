@@ -8,6 +8,8 @@ import Hummingbird
 struct AccountPages {
     let accounts: AccountService
     let passkeys: PasskeyService
+    let secondFactors: SecondFactorService
+    let stepUp: StepUp
     let pages: WebPages
     let web: WebSessions
 
@@ -23,6 +25,8 @@ struct AccountPages {
         struct Item {
             let id, device, createdISO, createdUTC, usedISO, usedUTC: String
             let current: Bool
+            /// Its sign-in passed a second factor (or a passkey, two in one).
+            let twoFactor: Bool
         }
         struct Passkey {
             let id, name, createdISO, createdUTC: String
@@ -37,6 +41,7 @@ struct AccountPages {
         let passkeys: [Passkey]
         let passkeyNameLength = PasskeyService.maximumNameLength
         let sessions: [Item]
+        let twoStep: SecondFactorStatus
         /// An operator's page links to /admin.
         let isOperator: Bool
     }
@@ -69,9 +74,10 @@ struct AccountPages {
             sessions: records.map {
                 Page.Item(
                     id: $0.id.uuidString, device: Self.describe($0), createdISO: WebTime.iso($0.createdAt), createdUTC: WebTime.utc($0.createdAt),
-                    usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID)
+                    usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID,
+                    twoFactor: $0.secondFactor != nil)
             },
-            isOperator: try await accounts.isOperator(session.user))
+            twoStep: try await secondFactors.status(session.user.id), isOperator: try await accounts.isOperator(session.user))
         return pages.render("account", page, status: error?.status ?? .ok, visitor: visitor)
     }
 
@@ -98,7 +104,11 @@ struct AccountPages {
         guard let (visitor, session) = try signedIn(context) else { return WebSessions.redirect(to: "/") }
         let form = try await web.form(SignOutForm.self, for: .signOut, request, context, visitor: visitor)
         let everywhere = form.scope == "everywhere"
-        try await accounts.signOut(session, everywhere: everywhere, client: context.client(request))
+        do {
+            try await accounts.signOut(session, everywhere: everywhere, client: context.client(request))
+        } catch SecondFactorError.stepUpRequired {
+            return SecondFactorAccountPages.stepUp(returningTo: "/account")
+        }
         let notice: Notice = everywhere ? .signedOutEverywhere : .signedOut
         var response = WebSessions.redirect(to: "/?notice=\(notice.rawValue)")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(SessionAuthenticator.cookieName)))
@@ -114,6 +124,10 @@ struct AccountPages {
 
     func confirmDeletion(_ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
+        // Asked before the confirmation, so that the step-up comes back to it.
+        do { try await stepUp.require(session) } catch SecondFactorError.stepUpRequired {
+            return SecondFactorAccountPages.stepUp(returningTo: "/account/delete")
+        }
         return pages.render(
             "delete",
             DeletePage(
@@ -124,7 +138,11 @@ struct AccountPages {
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .deleteAccount, request, context, visitor: visitor)
-        try await accounts.deleteAccount(session, client: context.client(request))
+        do {
+            try await accounts.deleteAccount(session, client: context.client(request))
+        } catch SecondFactorError.stepUpRequired {
+            return SecondFactorAccountPages.stepUp(returningTo: "/account/delete")
+        }
         var response = WebSessions.redirect(to: "/?notice=\(Notice.deleted.rawValue)")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(SessionAuthenticator.cookieName)))
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(WebVisitor.deviceCookieName)))

@@ -8,6 +8,7 @@ import Hummingbird
 /// `AdminService` as `chatterd admin`, so the same rules and audit, with this admin as the actor.
 struct AdminPages {
     let admin: AdminService
+    let access: OperatorAccess
     let pages: WebPages
     let web: WebSessions
 
@@ -27,12 +28,19 @@ struct AdminPages {
     static let noSuchAccount = APIError(.notFound, .notFound, "There is no such account.")
     static let signInFirst = WebSessions.redirect(to: "/auth?next=/admin")
 
-    /// The signed-in operator, nil when no one is signed in, or a 403 for anyone else (`AdminService.requireOperator`).
-    private func signedInOperator(_ context: ChatterRequestContext) async throws -> (WebVisitor, AuthenticatedSession)? {
+    /// The signed-in operator, nil when no one is signed in, or a 403 for anyone else (`OperatorAccess`).
+    /// `changing`: a change's form or its confirmation, which also takes a step-up (`SecondFactorError.stepUpRequired`).
+    private func signedInOperator(_ context: ChatterRequestContext, changing: Bool = false) async throws -> (WebVisitor, AuthenticatedSession)? {
         let visitor = try context.requireVisitor()
         guard let session = visitor.session else { return nil }
-        try await admin.requireOperator(session.user)
+        try await access.require(session, changing: changing)
         return (visitor, session)
+    }
+
+    /// The account page the operator comes back to after a step-up.
+    private func stepUp(_ context: ChatterRequestContext) -> Response {
+        let id = context.parameters.get("id").flatMap(UUID.init(uuidString:))
+        return SecondFactorAccountPages.stepUp(returningTo: id.map { "/admin/users/\($0.uuidString)" } ?? "/admin")
     }
 
     /// The account the path names, which must not be the operator's own for the changes these pages make
@@ -113,7 +121,9 @@ struct AdminPages {
         _ request: Request, _ context: ChatterRequestContext, _ action: FormAction, notice: AdminNotice,
         _ body: (UUID, AuditActor, ClientInfo) async throws -> Void
     ) async throws -> Response {
-        guard let (visitor, session) = try await signedInOperator(context) else { return Self.signInFirst }
+        let signedIn: (WebVisitor, AuthenticatedSession)?
+        do { signedIn = try await signedInOperator(context, changing: true) } catch SecondFactorError.stepUpRequired { return stepUp(context) }
+        guard let (visitor, session) = signedIn else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: action, request, context, visitor: visitor)
         let id = try target(context, notSelf: session)
         try await body(id, .admin(session.user.id), context.client(request))
@@ -167,7 +177,9 @@ struct AdminPages {
     }
 
     func confirm(_ kind: Confirmation, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try await signedInOperator(context) else { return Self.signInFirst }
+        let signedIn: (WebVisitor, AuthenticatedSession)?
+        do { signedIn = try await signedInOperator(context, changing: true) } catch SecondFactorError.stepUpRequired { return stepUp(context) }
+        guard let (visitor, session) = signedIn else { return Self.signInFirst }
         let id = try target(context, notSelf: session)
         let account: AccountRecord
         do { account = try await admin.account(id: id) } catch is AdminService.Failure { throw Self.noSuchAccount }

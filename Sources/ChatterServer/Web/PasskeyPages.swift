@@ -54,7 +54,7 @@ struct PasskeyPages {
         do {
             let credential = try form.decoded(AuthenticationResponseJSON.self)
             let user = try await passkeys.signIn(PasskeySignInRequest(credential: credential), client: client).user
-            return try await web.signedIn(user, method: .passkey, client: client, next: form.next, replacing: visitor)
+            return try await web.signedIn(user, method: .passkey, client: client, next: form.next, replacing: visitor, secondFactor: .passkey)
         } catch let error as any APIErrorConvertible {
             return try await auth.signInPage(request, visitor: visitor, error: error.apiError)
         }
@@ -88,7 +88,7 @@ struct PasskeyPages {
             let user = try await passkeys.signUp(PasskeyRegistrationRequest(credential: credential), client: client)
             return try await web.signedIn(
                 user, method: .passkey, client: client, deviceFor: pending?.email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
-                next: pending?.next, replacing: visitor)
+                next: pending?.next, replacing: visitor, secondFactor: .passkey)
         } catch let error as any APIErrorConvertible {
             return try await auth.codePage(request, visitor: visitor, error: error.apiError)
         }
@@ -100,7 +100,7 @@ struct PasskeyPages {
         let visitor = try context.requireVisitor()
         guard let session = visitor.session else { throw APIError(.unauthorized, .authenticationRequired, "Sign in first.") }
         _ = try await web.form(CSRFOnly.self, for: .passkeyAddOptions, request, context, visitor: visitor)
-        return JSONResponse.make(try await passkeys.registrationOptions(for: session.user, client: context.client(request)))
+        return JSONResponse.make(try await passkeys.registrationOptions(for: session, client: context.client(request)))
     }
 
     func add(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {

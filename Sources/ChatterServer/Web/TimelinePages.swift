@@ -66,6 +66,7 @@ enum Notice: String {
     case passkeyAdded = "passkey-added"
     case passkeyRenamed = "passkey-renamed"
     case passkeyRemoved = "passkey-removed"
+    case twoStepOff = "two-step-off"
 
     var text: String {
         switch self {
@@ -77,6 +78,7 @@ enum Notice: String {
         case .passkeyAdded: "Your passkey is added: you can sign in with it now."
         case .passkeyRenamed: "The passkey is renamed."
         case .passkeyRemoved: "The passkey is removed."
+        case .twoStepOff: "Two-step sign-in is off: your password or an emailed code alone signs you in."
         }
     }
 }

@@ -33,10 +33,15 @@ struct WebSessions: Sendable {
     /// the one it has keeps that one).
     func signedIn(
         _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting device: String? = nil, next: String?,
-        replacing visitor: WebVisitor
+        replacing visitor: WebVisitor, secondFactor: SecondFactorKind? = nil
     ) async throws -> Response {
-        let session = try await signIn.browser(
-            user, method: method, client: client, deviceFor: email, presenting: device, replacing: visitor.session)
+        let session: SignInService.BrowserSession
+        do {
+            session = try await signIn.browser(
+                user, method: method, client: client, deviceFor: email, presenting: device, replacing: visitor.session, secondFactor: secondFactor)
+        } catch SecondFactorError.required(let challenge?) {
+            return SecondFactorPages.ask(challenge, next: next, visitor: visitor)
+        }
         var response = Self.redirect(to: next.flatMap(Self.sameSitePath) ?? "/")
         response.headers.append(
             HTTPField(name: .setCookie, value: WebCookie.make(SessionAuthenticator.cookieName, session.token, maxAge: Int(session.lifetime))))
@@ -47,6 +52,9 @@ struct WebSessions: Sendable {
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(WebVisitor.pendingCookieName)))
         return response
     }
+
+    /// What a query value keeps unescaped: RFC 3986's unreserved characters, ASCII only.
+    static let queryValue = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Post/redirect/get: every form that succeeds answers with a 303 to a page.
     static func redirect(to location: String) -> Response {

@@ -49,6 +49,13 @@ import Testing
         "GET \(NativePath.passkeys)",
         "PATCH \(NativePath.passkeys)/{id}",
         "DELETE \(NativePath.passkeys)/{id}",
+        "GET \(NativePath.secondFactor)",
+        "POST \(NativePath.secondFactorEnrol)",
+        "POST \(NativePath.secondFactorConfirm)",
+        "POST \(NativePath.recoveryCodes)",
+        "POST \(NativePath.secondFactorDisable)",
+        "POST \(NativePath.stepUp)",
+        "POST \(NativePath.secondStep)",
     ]
 
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]

@@ -16,6 +16,8 @@ import Testing
         #expect(try await browser.signInWithCode("root@example.com").status == .seeOther)
         let operatorID = try #require(try await h.store.accounts(withEmail: "root@example.com").first?.user.id)
         try await h.services.admin.setAdmin(true, userID: operatorID, by: .commandLine(login: "test"))
+        // Operators need two-step sign-in; turning it on is this browser's step-up for the next ten minutes.
+        _ = try await browser.enrolSecondFactor(h)
         let member = try await h.nativeSignIn(subject: "member", name: "Member Mo", email: "mo@example.com")
         return (browser, operatorID, member, try #require(UUID(uuidString: member.user.id)))
     }
@@ -36,6 +38,7 @@ import Testing
             #expect(try await h.store.account(id: id)?.disabledAt == nil)
 
             try await h.services.admin.setAdmin(true, userID: id, by: .commandLine(login: "test"))
+            _ = try await stranger.enrolSecondFactor(h)
             #expect(try await stranger.get("/admin").status == .ok)
             try await h.services.admin.setAdmin(false, userID: id, by: .commandLine(login: "test"))
             #expect(try await stranger.get("/admin").status == .forbidden, "revoking takes effect at the next request")

@@ -150,6 +150,7 @@ import Testing
             #expect(try await operatorBrowser.signInWithCode("root@example.com").status == .seeOther)
             let operatorID = try #require(try await h.store.accounts(withEmail: "root@example.com").first?.user.id)
             try await h.services.admin.setAdmin(true, userID: operatorID, by: .commandLine(login: "test"))
+            _ = try await operatorBrowser.enrolSecondFactor(h)
 
             var member = WebBrowser(h)
             member.userAgent = "\"\u{301} formaction=/account/delete x=\""
@@ -219,6 +220,7 @@ import Testing
             #expect(try await browser.signInWithCode("root@example.com").status == .seeOther)
             let operatorID = try #require(try await h.store.accounts(withEmail: "root@example.com").first?.user.id)
             try await h.services.admin.setAdmin(true, userID: operatorID, by: .commandLine(login: "test"))
+            _ = try await browser.enrolSecondFactor(h)
             let member = try await h.nativeSignIn(subject: "member", name: "Member Mo", email: "mo@example.com")
             let memberID = try #require(UUID(uuidString: member.user.id))
             let user = "/admin/users/\(memberID.uuidString)"

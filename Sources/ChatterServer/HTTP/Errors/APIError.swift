@@ -22,6 +22,15 @@ public struct APIError: Error, HTTPResponseError {
         self.body = ErrorBody(error: derivedCode, message: message)
     }
 
+    /// For `second_factor_required`: the waiting sign-in (`ErrorBody.secondFactor`).
+    var secondFactor: SecondFactorChallenge? {
+        get { body.secondFactor }
+        set {
+            body.secondFactor = newValue
+            encoded = nil
+        }
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = encoded.map { JSONResponse.make(bytes: $0, status: status) } ?? JSONResponse.make(body, status: status)
         response.headers.append(contentsOf: headers)

@@ -10,7 +10,7 @@ struct PasskeyRoutes {
 
     func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         signedIn.post(RouterPath(NativePath.passkeyRegisterOptions)) { request, context in
-            JSONResponse.make(try await passkeys.registrationOptions(for: try context.requireSession().user, client: context.client(request)))
+            JSONResponse.make(try await passkeys.registrationOptions(for: try context.requireSession(), client: context.client(request)))
         }
         signedIn.post(RouterPath(NativePath.passkeyRegister)) { request, context in
             let body = try await request.decodeJSON(PasskeyRegistrationRequest.self, context: context)
@@ -26,7 +26,7 @@ struct PasskeyRoutes {
             let body = try await request.decodeJSON(PasskeyRegistrationRequest.self, context: context)
             let client = context.client(request)
             let user = try await passkeys.signUp(body, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client))
+            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, secondFactor: .passkey))
         }
         router.post(RouterPath(NativePath.passkeySignInOptions)) { request, context in
             JSONResponse.make(try await passkeys.signInOptions(client: context.client(request)))
@@ -35,7 +35,7 @@ struct PasskeyRoutes {
             let body = try await request.decodeJSON(PasskeySignInRequest.self, context: context)
             let client = context.client(request)
             let (user, account) = try await passkeys.signIn(body, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, account: account))
+            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, account: account, secondFactor: .passkey))
         }
         signedIn.get(RouterPath(NativePath.passkeys)) { _, context in
             JSONResponse.make(try await passkeys.list(try context.requireSession().user))

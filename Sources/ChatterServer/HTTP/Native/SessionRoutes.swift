@@ -31,7 +31,7 @@ struct SessionRoutes {
                 try await accounts.sessions(of: session.user).map {
                     SessionInfo(
                         id: $0.id.uuidString, userAgent: $0.userAgent, createdAt: $0.createdAt.timeIntervalSince1970,
-                        lastUsedAt: $0.lastUsedAt.timeIntervalSince1970, current: $0.id == session.sessionID)
+                        lastUsedAt: $0.lastUsedAt.timeIntervalSince1970, current: $0.id == session.sessionID, secondFactor: $0.secondFactor)
                 })
         }
         signedIn.delete(RouterPath(NativePath.sessions + "/:id")) { request, context in

@@ -199,5 +199,38 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX passkeys_by_user ON passkeys(user_id)",
         ],
+        // 6: the second factor: each account's authenticator (its secret sealed under a key kept outside the
+        // database), its recovery codes' keyed hashes, sign-ins waiting for their second step, and which second
+        // factor a session's sign-in passed, and when.
+        [
+            """
+            CREATE TABLE totp_authenticators (
+                user_id uuid PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                sealed_secret bytea NOT NULL,
+                confirmed_at timestamptz,
+                last_step bigint NOT NULL,
+                created_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE recovery_codes (
+                user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                hash bytea NOT NULL,
+                PRIMARY KEY (user_id, hash)
+            )
+            """,
+            """
+            CREATE TABLE second_steps (
+                hash bytea PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                method text NOT NULL,
+                email text,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX second_steps_by_expiry ON second_steps(expires_at)",
+            "CREATE INDEX second_steps_by_user ON second_steps(user_id)",
+            "ALTER TABLE sessions ADD COLUMN second_factor text, ADD COLUMN second_factor_at timestamptz",
+        ],
     ]
 }

@@ -6,12 +6,13 @@ extension PostgresStore {
     /// updates that row, then ends its sessions) either waits for this session and ends it too, or
     /// commits first and this insert finds the account disabled.
     public func createSession(_ s: NewSession) async throws {
+        let secondFactorAt: Date? = s.secondFactor == nil ? nil : s.createdAt
         let inserted = try await rows(
             """
             INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
-                absolute_expires_at, user_agent, ip)
+                absolute_expires_at, user_agent, ip, second_factor, second_factor_at)
             SELECT \(s.id), u.id, \(s.method), \(s.accessHash.bytea), \(s.accessExpiresAt), \(s.refreshHash?.bytea),
-                \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip)
+                \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip), \(s.secondFactor), \(secondFactorAt)
             FROM (SELECT id FROM users WHERE id = \(s.userID) AND disabled_at IS NULL FOR SHARE) u
             RETURNING id
             """, keepsSessionCache: true)
@@ -135,12 +136,13 @@ extension PostgresStore {
 
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
         try await rows(
-            "SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = \(userID) ORDER BY created_at", keepsSessionCache: true
+            "SELECT id, method, user_agent, ip, created_at, last_used_at, second_factor FROM sessions WHERE user_id = \(userID) ORDER BY created_at",
+            keepsSessionCache: true
         )
         .map { row in
             SessionRecord(
                 id: try row.value("id"), method: try row.value("method"), userAgent: try row.value("user_agent"), ip: try row.value("ip"),
-                createdAt: try row.value("created_at"), lastUsedAt: try row.value("last_used_at"))
+                createdAt: try row.value("created_at"), lastUsedAt: try row.value("last_used_at"), secondFactor: try row.value("second_factor"))
         }
     }
 

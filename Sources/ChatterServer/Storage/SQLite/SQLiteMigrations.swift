@@ -317,5 +317,39 @@ enum SQLiteMigrations {
             """,
             "CREATE INDEX passkeys_by_user ON passkeys(user_id)",
         ],
+        // 9: the second factor: each account's authenticator (its secret sealed under a key kept outside the
+        // database), its recovery codes' keyed hashes, sign-ins waiting for their second step, and which second
+        // factor a session's sign-in passed, and when.
+        [
+            """
+            CREATE TABLE totp_authenticators (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                sealed_secret BLOB NOT NULL,
+                confirmed_at REAL,
+                last_step INTEGER NOT NULL,
+                created_at REAL NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE recovery_codes (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                hash BLOB NOT NULL,
+                PRIMARY KEY (user_id, hash)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE second_steps (
+                hash BLOB PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                method TEXT NOT NULL,
+                email TEXT,
+                expires_at REAL NOT NULL
+            )
+            """,
+            "CREATE INDEX second_steps_by_expiry ON second_steps(expires_at)",
+            "CREATE INDEX second_steps_by_user ON second_steps(user_id)",
+            "ALTER TABLE sessions ADD COLUMN second_factor TEXT",
+            "ALTER TABLE sessions ADD COLUMN second_factor_at REAL",
+        ],
     ]
 }

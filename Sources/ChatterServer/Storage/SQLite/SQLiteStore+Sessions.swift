@@ -27,7 +27,7 @@ extension SQLiteStore {
 
     static let sessionColumns = [
         "id", "user_id", "method", "access_hash", "access_expires_at", "refresh_hash", "created_at", "last_used_at",
-        "absolute_expires_at", "user_agent", "ip", "access_unnamed",
+        "absolute_expires_at", "user_agent", "ip", "access_unnamed", "second_factor", "second_factor_at",
     ]
 
     static func binds(_ s: NewSession) -> [SQLiteData] {
@@ -35,6 +35,7 @@ extension SQLiteStore {
             .uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
             s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
             s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null, .integer(s.accessTokenNamed ? 0 : 1),
+            s.secondFactor.map(SQLiteData.text) ?? .null, s.secondFactor == nil ? .null : .time(s.createdAt),
         ]
     }
 
@@ -192,12 +193,13 @@ extension SQLiteStore {
 
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
         try await reader.query(
-            "SELECT id, method, user_agent, ip, created_at, last_used_at FROM sessions WHERE user_id = ? ORDER BY created_at",
+            "SELECT id, method, user_agent, ip, created_at, last_used_at, second_factor FROM sessions WHERE user_id = ? ORDER BY created_at",
             [.uuid(userID)]
         ).map { row in
             SessionRecord(
                 id: try row.uuid("id"), method: try row.string("method"), userAgent: row.column("user_agent")?.string,
-                ip: row.column("ip")?.string, createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"))
+                ip: row.column("ip")?.string, createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"),
+                secondFactor: row.column("second_factor")?.string)
         }
     }
 

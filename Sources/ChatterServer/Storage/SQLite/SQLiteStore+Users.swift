@@ -96,7 +96,8 @@ extension SQLiteStore {
             "DELETE FROM device_tokens WHERE email IN (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1)",
             [.uuid(id)])
         let counters = RateLimitKeys.naming(id)
-        _ = try await db.query("DELETE FROM rate_limits WHERE key IN (?, ?, ?)", counters.map { .text($0) })
+        _ = try await db.query(
+            "DELETE FROM rate_limits WHERE key IN (\(Array(repeating: "?", count: counters.count).joined(separator: ", ")))", counters.map { .text($0) })
         _ = try await db.query("DELETE FROM chatts WHERE user_id = ?", [.uuid(id)])
         _ = try await db.query("DELETE FROM users WHERE id = ?", [.uuid(id)])
     }

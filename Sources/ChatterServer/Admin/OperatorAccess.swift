@@ -1,0 +1,19 @@
+import Foundation
+
+/// Who may use the admin pages: an operator (`AdminService.requireOperator`) whose account has a second
+/// factor, unless `--admin-second-factor off` (for development; chatterd says so at start). A change to
+/// someone's account also takes a step-up (`StepUp`). `chatterd admin` runs on the server itself and asks
+/// neither.
+struct OperatorAccess: Sendable {
+    let admin: AdminService
+    let secondFactors: any SecondFactorRepository
+    let stepUp: StepUp
+    let requiresSecondFactor: Bool
+
+    func require(_ session: AuthenticatedSession, changing: Bool) async throws {
+        try await admin.requireOperator(session.user)
+        guard requiresSecondFactor else { return }
+        guard try await secondFactors.totp(userID: session.user.id)?.confirmedAt != nil else { throw AdminService.Failure.operatorWithoutSecondFactor }
+        if changing { try await stepUp.require(session) }
+    }
+}

@@ -1,0 +1,199 @@
+import ChatterWire
+import Crypto
+import Foundation
+
+/// The second factor's rules, for the native API and the pages alike: adding an authenticator app (its
+/// first code confirms it and yields ten recovery codes), the second step of a sign-in, and the code an
+/// account action asks for. Every code is counted against the account's guess limit before it is compared,
+/// and every use of a code is one store step, so a code is accepted once however many requests carry it.
+struct SecondFactorService: Sendable {
+    typealias Store = SecondFactorRepository & RateLimitRepository & UserRepository
+
+    let store: any Store
+    let box: SecretBox
+    let notices: AccountNotices
+    let audit: AuditLog
+    /// The name authenticator apps show beside the account.
+    let issuer: String
+    let now: @Sendable () -> Date
+
+    /// How long a sign-in waits for its second step.
+    static let stepLifetime: Double = 5 * 60
+    /// Wrong codes an account may send: per `window`, and per day. Six digits and three accepted steps make
+    /// a guess right one time in 333,333: twenty a day give an attacker who has the first factor about one
+    /// chance in 16,000 a day, while an owner who mistypes a few codes never waits long.
+    static let guessesPerWindow = 5
+    static let guessWindow: Double = 15 * 60
+    static let guessesPerDay = 20
+
+    static func limitKeys(_ userID: UUID) -> [String] { ["mfa:acct:user:\(userID.uuidString)", "mfa:day:user:\(userID.uuidString)"] }
+
+    // MARK: Whether a sign-in needs a second step
+
+    /// Whether `user` has a confirmed authenticator.
+    func isEnabled(for userID: UUID) async throws -> Bool {
+        try await store.totp(userID: userID)?.confirmedAt != nil
+    }
+
+    /// Keeps a sign-in whose first factor (`method`, proving `email`) passed, and answers the token its
+    /// second step presents.
+    func challenge(_ user: User, method: SignInMethod, email: String?) async throws -> SecondFactorChallengeToken {
+        let token = SecureRandom.bytes(32)
+        try await store.storeSecondStep(
+            PendingSecondStep(
+                hash: Self.hash(token), userID: user.id, method: method.rawValue, email: email, expiresAt: now().addingTimeInterval(Self.stepLifetime)))
+        return SecondFactorChallengeToken(token: Base64URL.encode(token), expiresIn: Int(Self.stepLifetime))
+    }
+
+    /// The second step: `code` checked for the waiting sign-in `token`, which is then taken (once). A wrong
+    /// code leaves the sign-in waiting, for the owner to try again within the account's guess limit.
+    func complete(token: String, code: String, client: ClientInfo) async throws -> (step: PendingSecondStep, user: User, factor: SecondFactorKind) {
+        guard let bytes = Base64URL.decode(token), bytes.count == 32, let waiting = try await store.secondStep(hash: Self.hash(bytes), at: now()),
+            let user = try await store.user(id: waiting.userID)
+        else { throw SecondFactorError.stepExpired }
+        let factor = try await verify(code, userID: user.id, method: SignInMethod(rawValue: waiting.method), client: client)
+        guard let taken = try await store.takeSecondStep(hash: waiting.hash, at: now()) else { throw SecondFactorError.stepExpired }
+        return (taken, user, factor)
+    }
+
+    // MARK: Adding, renewing and removing
+
+    func status(_ userID: UUID) async throws -> SecondFactorStatus {
+        let record = try await store.totp(userID: userID)
+        let enabled = record?.confirmedAt != nil
+        return SecondFactorStatus(
+            enabled: enabled, pending: record != nil && !enabled, recoveryCodesLeft: enabled ? record?.recoveryCodesLeft ?? 0 : 0,
+            enabledAt: record?.confirmedAt?.timeIntervalSince1970)
+    }
+
+    /// A new secret, waiting for its first code; it replaces one still waiting. `account`: the name the
+    /// app shows (the account's address, else its display name).
+    func beginEnrolment(_ user: User, account: String) async throws -> TOTPEnrolment {
+        let totp = TOTP.random()
+        guard try await store.storePendingTOTP(userID: user.id, sealedSecret: try box.seal(totp.secret, for: user.id), at: now()) else {
+            throw SecondFactorError.alreadyEnabled
+        }
+        return TOTPEnrolment(secret: totp.base32Secret, uri: totp.uri(issuer: issuer, account: account))
+    }
+
+    /// The enrolment waiting for its first code, its secret opened again (the setup page shows it while it waits).
+    func pendingEnrolment(_ user: User, account: String) async throws -> TOTPEnrolment? {
+        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil,
+            let secret = box.open(record.sealedSecret, for: user.id)
+        else { return nil }
+        let totp = TOTP(secret: secret)
+        return TOTPEnrolment(secret: totp.base32Secret, uri: totp.uri(issuer: issuer, account: account))
+    }
+
+    /// The name an authenticator app shows for the account: its verified address, else its display name.
+    func accountName(_ user: User) async throws -> String {
+        try await store.accountSummary(userID: user.id).identities.first { $0.emailVerified && $0.email != nil }?.email ?? user.displayName
+    }
+
+    /// The app's first code turns the second factor on, and counts as a step-up for the session that gave
+    /// it; answers the recovery codes, shown this once.
+    func confirmEnrolment(_ session: AuthenticatedSession, code: String, client: ClientInfo) async throws -> [String] {
+        let user = session.user
+        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil, let secret = box.open(record.sealedSecret, for: user.id)
+        else { throw SecondFactorError.notEnabled }
+        try await admitGuess(user.id)
+        guard let typed = TOTP.normalized(code), let step = TOTP(secret: secret).matchingStep(typed, at: now()) else {
+            await audit.record(.secondFactorFailed, user: user.id, client: client, detail: "enrolment")
+            throw SecondFactorError.invalidCode
+        }
+        try await releaseGuess(user.id)
+        let codes = RecoveryCode.generate()
+        guard
+            try await store.confirmTOTP(
+                userID: user.id, sealedSecret: record.sealedSecret, step: step, recoveryCodes: hashes(codes, for: user.id), at: now())
+        else { throw SecondFactorError.notEnabled }
+        _ = try await store.recordStepUp(sessionID: session.sessionID, userID: user.id, factor: SecondFactorKind.totp.rawValue, at: now())
+        await audit.record(.secondFactorEnabled, user: user.id, client: client, detail: "\(codes.count) recovery codes")
+        await notices.send(
+            to: user.id, subject: "A second factor is on for your Chatter account",
+            body:
+                "An authenticator app was added to your Chatter account; signing in now asks for its code. If this was not you, reset your password and contact the operator."
+        )
+        return codes
+    }
+
+    /// A new set of recovery codes, ending the old set; `code` proves the second factor now.
+    func regenerateRecoveryCodes(_ user: User, code: String, client: ClientInfo) async throws -> [String] {
+        _ = try await verify(code, userID: user.id, method: nil, client: client)
+        let codes = RecoveryCode.generate()
+        guard try await store.replaceRecoveryCodes(userID: user.id, hashes: hashes(codes, for: user.id)) else { throw SecondFactorError.notEnabled }
+        await audit.record(.recoveryCodesRegenerated, user: user.id, client: client)
+        return codes
+    }
+
+    /// Turns the second factor off; `code` proves it now.
+    func disable(_ user: User, code: String, client: ClientInfo) async throws {
+        _ = try await verify(code, userID: user.id, method: nil, client: client)
+        guard try await store.deleteSecondFactor(userID: user.id) else { throw SecondFactorError.notEnabled }
+        await audit.record(.secondFactorDisabled, user: user.id, client: client)
+        await notices.send(
+            to: user.id, subject: "The second factor is off for your Chatter account",
+            body:
+                "The authenticator app and recovery codes were removed from your Chatter account. If this was not you, reset your password and contact the operator."
+        )
+    }
+
+    /// A step-up: `code` proves the second factor for `session`, which may then do what matters for
+    /// `StepUp.window`.
+    func stepUp(_ session: AuthenticatedSession, code: String, client: ClientInfo) async throws {
+        let factor = try await verify(code, userID: session.user.id, method: session.signInMethod, client: client)
+        guard try await store.recordStepUp(sessionID: session.sessionID, userID: session.user.id, factor: factor.rawValue, at: now()) else {
+            throw SessionError.invalidAccessToken
+        }
+    }
+
+    // MARK: Checking a code
+
+    /// Checks `code` (an app's code or a recovery code) for the account, counted first against its guess
+    /// limit, and uses it up: the app's step or the recovery code, in one store step each.
+    func verify(_ code: String, userID: UUID, method: SignInMethod?, client: ClientInfo) async throws -> SecondFactorKind {
+        guard let record = try await store.totp(userID: userID), record.confirmedAt != nil else { throw SecondFactorError.notEnabled }
+        try await admitGuess(userID)
+        if let typed = TOTP.normalized(code) {
+            if let secret = box.open(record.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()),
+                try await store.useTOTPStep(userID: userID, step: step)
+            {
+                try await releaseGuess(userID)
+                return .totp
+            }
+        } else if let typed = RecoveryCode.normalized(code),
+            let left = try await store.useRecoveryCode(userID: userID, hash: box.recoveryHash(typed, for: userID))
+        {
+            try await releaseGuess(userID)
+            await audit.record(.recoveryCodeUsed, user: userID, method: method, client: client, detail: "\(left) left")
+            await notices.send(
+                to: userID, subject: "A recovery code was used for your Chatter account",
+                body:
+                    "One of your recovery codes was used to sign in to your Chatter account; \(left) are left. If this was not you, reset your password and turn the second factor off and on again."
+            )
+            return .recoveryCode
+        }
+        await audit.record(.secondFactorFailed, user: userID, method: method, client: client)
+        throw SecondFactorError.invalidCode
+    }
+
+    /// One guess taken from the account's allowance, before anything is compared (one store step per counter).
+    private func admitGuess(_ userID: UUID) async throws {
+        let keys = Self.limitKeys(userID)
+        if try await store.hit(keys[0], window: Self.guessWindow, at: now()) > Self.guessesPerWindow {
+            throw LimitReached(.secondFactor, retryAfter: Int(Self.guessWindow))
+        }
+        if try await store.hit(keys[1], window: 86_400, at: now()) > Self.guessesPerDay { throw LimitReached(.secondFactor, retryAfter: 86_400) }
+    }
+
+    /// The code was right: the limits are on wrong codes, so an owner who signs in often never meets them.
+    private func releaseGuess(_ userID: UUID) async throws {
+        for key in Self.limitKeys(userID) { try await store.release(key) }
+    }
+
+    private func hashes(_ codes: [String], for userID: UUID) -> [[UInt8]] {
+        codes.compactMap(RecoveryCode.normalized).map { box.recoveryHash($0, for: userID) }
+    }
+
+    static func hash(_ token: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: token)) }
+}

@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+
+/// Seals authenticator secrets for the database under a key kept outside it (`--second-factor-key`), so
+/// a copy of the database alone (a backup, a read-only SQL injection) yields no secret. AES-256-GCM; the
+/// account's id is the additional data, so a sealed secret moved to another account's row does not open.
+/// The same key, through HKDF, keys the recovery codes' HMAC, so their hashes cannot be searched offline
+/// without it either.
+struct SecretBox: Sendable {
+    private let sealing: SymmetricKey
+    private let recoveryKey: SymmetricKey
+
+    static let keyBytes = 32
+
+    init(key: [UInt8]) throws(KeyError) {
+        guard key.count == Self.keyBytes else { throw KeyError() }
+        let root = SymmetricKey(data: key)
+        sealing = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd totp secret".utf8), outputByteCount: 32)
+        recoveryKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd recovery code".utf8), outputByteCount: 32)
+    }
+
+    /// A key of the wrong size.
+    struct KeyError: Error, CustomStringConvertible {
+        var description: String { "the second-factor key must be \(SecretBox.keyBytes) bytes" }
+    }
+
+    /// A box under a key made now: for tests and for servers that keep nothing across restarts.
+    static func ephemeral() -> SecretBox { try! SecretBox(key: SecureRandom.bytes(keyBytes)) }
+
+    func seal(_ secret: [UInt8], for userID: UUID) throws -> [UInt8] {
+        Array(try AES.GCM.seal(secret, using: sealing, authenticating: Array(userID.text.utf8)).combined!)
+    }
+
+    /// nil when the bytes were not sealed under this key for this account (another key, another row, damage).
+    func open(_ sealed: [UInt8], for userID: UUID) -> [UInt8]? {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let secret = try? AES.GCM.open(box, using: sealing, authenticating: Array(userID.text.utf8))
+        else { return nil }
+        return Array(secret)
+    }
+
+    /// What the store keeps of a recovery code: an HMAC of the account and the code.
+    func recoveryHash(_ code: String, for userID: UUID) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array("\(userID.text):\(code)".utf8), using: recoveryKey))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// An account's authenticator app, as the store keeps it.
+public struct TOTPRecord: Sendable, Equatable {
+    /// The secret, sealed (`SecretBox`): the store never sees it in the clear.
+    public var sealedSecret: [UInt8]
+    /// nil while the enrolment waits for its first code: until then the account has no second factor.
+    public var confirmedAt: Date?
+    /// The last time step a code was accepted for; a code of that step or an earlier one is refused.
+    public var lastStep: Int64
+    /// Recovery codes not yet used.
+    public var recoveryCodesLeft: Int
+
+    public init(sealedSecret: [UInt8], confirmedAt: Date?, lastStep: Int64, recoveryCodesLeft: Int) {
+        self.sealedSecret = sealedSecret
+        self.confirmedAt = confirmedAt
+        self.lastStep = lastStep
+        self.recoveryCodesLeft = recoveryCodesLeft
+    }
+}
+
+/// A sign-in whose first factor passed, waiting for its second: kept by its token's hash until a code
+/// completes it (once) or it expires.
+public struct PendingSecondStep: Sendable, Equatable {
+    public var hash: [UInt8]
+    public var userID: UUID
+    /// The first factor's `SignInMethod`.
+    public var method: String
+    /// The address the first factor proved, for the device token the session will come with.
+    public var email: String?
+    public var expiresAt: Date
+
+    public init(hash: [UInt8], userID: UUID, method: String, email: String?, expiresAt: Date) {
+        self.hash = hash
+        self.userID = userID
+        self.method = method
+        self.email = email
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The factor that made a session two-factor, kept with it and shown in session lists and the audit.
+public enum SecondFactorKind: String, Sendable, CaseIterable {
+    /// A code from the authenticator app.
+    case totp
+    /// One of the account's recovery codes.
+    case recoveryCode = "recovery_code"
+    /// A passkey with user verification: something held and something known or are, in one gesture.
+    case passkey
+}

@@ -1,0 +1,141 @@
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The second factor on the account page: adding an authenticator app (`/account/two-step` shows its QR
+/// code, drawn here, and its secret until the first code confirms it), new recovery codes, turning it off,
+/// and the step-up page (`/account/verify`) actions that matter send a browser to. `SecondFactorService`
+/// holds the rules; every form carries its own CSRF token.
+struct SecondFactorAccountPages {
+    let secondFactors: SecondFactorService
+    let pages: WebPages
+    let web: WebSessions
+
+    static let setupPath = "/account/two-step"
+    static let verifyPath = "/account/verify"
+
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
+        router.post(RouterPath(FormAction.secondFactorStart.route)) { request, context in try await start(request, context) }
+        router.get(RouterPath(Self.setupPath)) { _, context in try await setup(context) }
+        router.post(RouterPath(FormAction.secondFactorConfirm.route)) { request, context in try await confirm(request, context) }
+        router.post(RouterPath(FormAction.recoveryCodes.route)) { request, context in try await regenerate(request, context) }
+        router.post(RouterPath(FormAction.secondFactorDisable.route)) { request, context in try await disable(request, context) }
+        router.get(RouterPath(Self.verifyPath)) { request, context in try verifyPage(request, context) }
+        router.post(RouterPath(FormAction.stepUp.route)) { request, context in try await verify(request, context) }
+    }
+
+    /// Where an action that answered `step_up_required` sends the browser, to come back to `next`.
+    static func stepUp(returningTo next: String) -> Response {
+        WebSessions.redirect(to: verifyPath + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "%2Faccount"))
+    }
+
+    private func signedIn(_ context: ChatterRequestContext) throws -> (WebVisitor, AuthenticatedSession)? {
+        let visitor = try context.requireVisitor()
+        guard let session = visitor.session else { return nil }
+        return (visitor, session)
+    }
+
+    struct CodeForm: WebForm {
+        let csrf: String
+        let code: String
+        let next: String?
+    }
+
+    // MARK: Adding an authenticator app
+
+    func start(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        _ = try await web.form(CSRFOnly.self, for: .secondFactorStart, request, context, visitor: visitor)
+        _ = try await secondFactors.beginEnrolment(session.user, account: try await secondFactors.accountName(session.user))
+        return WebSessions.redirect(to: Self.setupPath)
+    }
+
+    struct SetupPage: PageContent {
+        let frame: PageFrame
+        /// The QR code as a `data:` URL of an SVG image chatterd draws from the key URI: no third-party script or
+        /// request, nothing rendered unescaped, and an image cannot run script.
+        let qr: String
+        let secret: String
+        let uri: String
+    }
+
+    func setup(_ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let enrolment = try await secondFactors.pendingEnrolment(session.user, account: try await secondFactors.accountName(session.user)) else {
+            return WebSessions.redirect(to: "/account")
+        }
+        let qr = (try? QRCode(bytes: Array(enrolment.uri.utf8)).svg()).map { "data:image/svg+xml;base64," + Data($0.utf8).base64EncodedString() } ?? ""
+        let page = SetupPage(
+            frame: pages.frame("Add an authenticator app", visitor, error: error?.body.message), qr: qr,
+            secret: Self.grouped(enrolment.secret), uri: enrolment.uri)
+        return pages.render("two-step-setup", page, status: error?.status ?? .ok, visitor: visitor)
+    }
+
+    /// The base32 secret in groups of four, as people type it (apps ignore the spaces).
+    static func grouped(_ secret: String) -> String {
+        stride(from: 0, to: secret.count, by: 4).map { String(secret.dropFirst($0).prefix(4)) }.joined(separator: " ")
+    }
+
+    struct CodesPage: PageContent {
+        let frame: PageFrame
+        let codes: [String]
+    }
+
+    func confirm(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        let form = try await web.form(CodeForm.self, for: .secondFactorConfirm, request, context, visitor: visitor)
+        do {
+            let codes = try await secondFactors.confirmEnrolment(session, code: form.code, client: context.client(request))
+            return codesPage(codes, visitor: visitor, notice: "Two-step sign-in is on.")
+        } catch let error as any APIErrorConvertible {
+            return try await setup(context, error: error.apiError)
+        }
+    }
+
+    /// The codes, shown this once (the answer is never stored: every page is `no-store`).
+    func codesPage(_ codes: [String], visitor: WebVisitor, notice: String) -> Response {
+        pages.render("two-step-codes", CodesPage(frame: pages.frame("Your recovery codes", visitor, notice: notice), codes: codes), visitor: visitor)
+    }
+
+    // MARK: Renewing and removing
+
+    func regenerate(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        let form = try await web.form(CodeForm.self, for: .recoveryCodes, request, context, visitor: visitor)
+        let codes = try await secondFactors.regenerateRecoveryCodes(session.user, code: form.code, client: context.client(request))
+        return codesPage(codes, visitor: visitor, notice: "New recovery codes: the old ones no longer work.")
+    }
+
+    func disable(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        let form = try await web.form(CodeForm.self, for: .secondFactorDisable, request, context, visitor: visitor)
+        try await secondFactors.disable(session.user, code: form.code, client: context.client(request))
+        return WebSessions.redirect(to: "/account?notice=\(Notice.twoStepOff.rawValue)")
+    }
+
+    // MARK: Step-up
+
+    struct VerifyPage: PageContent {
+        let frame: PageFrame
+        let next: String
+    }
+
+    func verifyPage(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil, next: String? = nil) throws -> Response {
+        guard let (visitor, _) = try signedIn(context) else { return AccountPages.signInFirst }
+        let next = (next ?? request.uri.queryParameters.get("next")).flatMap(WebSessions.sameSitePath) ?? "/account"
+        let page = VerifyPage(frame: pages.frame("Confirm it is you", visitor, error: error?.body.message), next: next)
+        return pages.render("verify", page, status: error?.status ?? .ok, visitor: visitor)
+    }
+
+    func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        let form = try await web.form(CodeForm.self, for: .stepUp, request, context, visitor: visitor)
+        do {
+            try await secondFactors.stepUp(session, code: form.code, client: context.client(request))
+        } catch let error as any APIErrorConvertible {
+            return try verifyPage(request, context, error: error.apiError, next: form.next)
+        }
+        return WebSessions.redirect(to: form.next.flatMap(WebSessions.sameSitePath) ?? "/account")
+    }
+}

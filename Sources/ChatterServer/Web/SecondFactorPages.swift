@@ -1,0 +1,65 @@
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/auth/second-factor`: the second step of a web sign-in. The waiting sign-in's token rides in a cookie
+/// of its own (never in a URL, where logs and the `Referer` would keep it) until a code completes it.
+struct SecondFactorPages {
+    let signIn: SignInService
+    let pages: WebPages
+    let web: WebSessions
+
+    static let cookieName = "__Host-chatter-second-step"
+    static let path = "/auth/second-factor"
+
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
+        router.get(RouterPath(Self.path)) { request, context in
+            try page(request, visitor: try context.requireVisitor(), next: request.uri.queryParameters.get("next"))
+        }
+        router.post(RouterPath(FormAction.secondStep.route)) { request, context in try await complete(request, context) }
+    }
+
+    /// The answer to a first factor that passed on an account with a second: off to the code page.
+    static func ask(_ challenge: SecondFactorChallengeToken, next: String?, visitor: WebVisitor) -> Response {
+        let query = next.flatMap(WebSessions.sameSitePath).flatMap { $0.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) }
+        var response = WebSessions.redirect(to: path + (query.map { "?next=\($0)" } ?? ""))
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.make(cookieName, challenge.token, maxAge: challenge.expiresIn)))
+        if visitor.isNewBrowser { response.headers.append(HTTPField(name: .setCookie, value: visitor.browserCookie)) }
+        return response
+    }
+
+    struct CodePage: PageContent {
+        let frame: PageFrame
+        let next: String?
+    }
+
+    func page(_ request: Request, visitor: WebVisitor, next: String?, error: APIError? = nil) throws -> Response {
+        guard request.cookies[Self.cookieName] != nil else { return WebSessions.redirect(to: "/auth") }
+        let page = CodePage(frame: pages.frame("Two-step sign-in", visitor, error: error?.body.message), next: next.flatMap(WebSessions.sameSitePath))
+        return pages.render("second-factor", page, status: error?.status ?? .ok, visitor: visitor)
+    }
+
+    struct CodeForm: WebForm {
+        let csrf: String
+        let code: String
+        let next: String?
+    }
+
+    func complete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try context.requireVisitor()
+        let form = try await web.form(CodeForm.self, for: .secondStep, request, context, visitor: visitor)
+        guard let token = request.cookies[Self.cookieName]?.value else { return WebSessions.redirect(to: "/auth") }
+        let client = context.client(request)
+        do {
+            let (step, user, factor) = try await signIn.secondFactors.complete(token: token, code: form.code, client: client)
+            var response = try await web.signedIn(
+                user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email,
+                presenting: request.cookies[WebVisitor.deviceCookieName]?.value, next: form.next, replacing: visitor, secondFactor: factor)
+            response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.cookieName)))
+            return response
+        } catch let error as any APIErrorConvertible {
+            return try page(request, visitor: visitor, next: form.next, error: error.apiError)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import ChatterTestSupport
+import ChatterWire
+import ExtrasBase64
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import ChatterServer
+
+extension WebBrowser {
+    /// Turns two-step sign-in on from the account page (signed in already): the setup page's secret, its
+    /// first code, and the recovery codes page. Returns the authenticator.
+    mutating func enrolSecondFactor(_ h: Harness) async throws -> (TOTP, [String]) {
+        #expect(try await post("/account/two-step/start", []).headers[.location] == SecondFactorAccountPages.setupPath)
+        let setup = Self.text(try await get(SecondFactorAccountPages.setupPath))
+        let secret = try #require(setup.firstMatch(of: /data-secret>([A-Z2-7 ]+)</)?.1).replacingOccurrences(of: " ", with: "")
+        let totp = TOTP(secret: try secret.base32decoded())
+        h.clock.advance(by: TOTP.period)
+        let confirmed = try await post("/account/two-step/confirm", [("code", totp.code(step: TOTP.step(at: h.clock.now)))])
+        #expect(confirmed.status == .ok)
+        let codes = Self.text(confirmed).matches(of: /<li><code>([0-9A-Z]{5}-[0-9A-Z]{5})<\/code><\/li>/).map { String($0.1) }
+        #expect(codes.count == 10)
+        return (totp, codes)
+    }
+}
+
+/// The second factor on the pages: enrolment with a QR code drawn by chatterd, the second step of a web
+/// sign-in, recovery codes, step-up before what matters, and the operator rule.
+@Suite struct SecondFactorPagesTests {
+    static func code(_ totp: TOTP, _ h: Harness) -> String {
+        h.clock.advance(by: TOTP.period)
+        return totp.code(step: TOTP.step(at: h.clock.now))
+    }
+
+    @Test func enrolThenSignInWithACodeOnThePages() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
+            #expect(WebBrowser.text(try await browser.get("/account")).contains("Add an authenticator app"))
+            #expect(try await browser.post("/account/two-step/start", [], csrf: "forged").status == .forbidden)
+            #expect(try await browser.post("/account/two-step/start", []).status == .seeOther)
+            let setup = try await browser.get(SecondFactorAccountPages.setupPath)
+            let page = WebBrowser.text(setup)
+            #expect(page.contains("src=\"data:image/svg+xml;base64,") && page.contains("otpauth://totp/Chatter:ada@example.com?secret="))
+            #expect(setup.headers[.cacheControl]?.contains("no-store") == true, "the secret is never cached")
+            let wrong = try await browser.post("/account/two-step/confirm", [("code", "000000")])
+            #expect(wrong.status == .unauthorized && WebBrowser.text(wrong).contains("not right"))
+            let (totp, codes) = try await browser.enrolSecondFactor(h)
+            #expect(codes.count == 10)
+            let account = WebBrowser.text(try await browser.get("/account"))
+            #expect(account.contains("10 recovery codes left") && account.contains("Two-step ·"))
+
+            var other = WebBrowser(h)
+            let first = try await other.signInWithCode("ada@example.com", next: "/account")
+            #expect(first.status == .seeOther)
+            #expect(first.headers[.location] == SecondFactorPages.path + "?next=%2Faccount")
+            #expect(other.cookies[SessionAuthenticator.cookieName] == nil, "no session before the second step")
+            let ask = WebBrowser.text(try await other.get(SecondFactorPages.path + "?next=%2Faccount"))
+            #expect(ask.contains("Two-step sign-in") && ask.contains("name=\"next\" value=\"/account\""))
+            let refused = try await other.post(SecondFactorPages.path, [("code", "000000"), ("next", "/account")])
+            #expect(refused.status == .unauthorized)
+            let done = try await other.post(SecondFactorPages.path, [("code", Self.code(totp, h)), ("next", "/account")])
+            #expect(done.status == .seeOther && done.headers[.location] == "/account")
+            #expect(other.cookies[SessionAuthenticator.cookieName] != nil)
+            #expect(try await other.get("/account").status == .ok)
+            let audit = try await h.store.auditEvents(userID: try #require(try await h.store.accounts(withEmail: "ada@example.com").first?.user.id))
+            #expect(audit.last?.detail == "second factor: totp" && audit.last?.method == "email")
+
+            var third = WebBrowser(h)
+            _ = try await third.signInWithCode("ada@example.com")
+            let recovered = try await third.post(SecondFactorPages.path, [("code", codes[0])])
+            #expect(recovered.status == .seeOther)
+            #expect(h.mail.messages.last?.subject == "A recovery code was used for your Chatter account")
+        }
+    }
+
+    @Test func theSecondStepWithoutItsCookieOrWithAForeignNextGoesNowhere() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let (totp, _) = try await browser.enrolSecondFactor(h)
+            var other = WebBrowser(h)
+            #expect(try await other.get(SecondFactorPages.path).headers[.location] == "/auth", "no sign-in is waiting")
+            _ = try await other.signInWithCode("ada@example.com", next: "//evil.example/")
+            let done = try await other.post(SecondFactorPages.path, [("code", Self.code(totp, h)), ("next", "https://evil.example/")])
+            #expect(done.status == .seeOther && done.headers[.location] == "/", "an open redirect is refused")
+        }
+    }
+
+    @Test func deletingTheAccountAfterTenMinutesAsksForTheCodeFirst() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let (totp, _) = try await browser.enrolSecondFactor(h)
+            #expect(try await browser.get("/account/delete").status == .ok, "confirming the app was a step-up")
+            h.clock.advance(by: StepUp.window)
+            let asked = try await browser.get("/account/delete")
+            #expect(asked.status == .seeOther && asked.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Faccount%2Fdelete")
+            let everywhere = try await browser.post("/account/signout", [("scope", "everywhere")])
+            #expect(everywhere.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Faccount")
+            #expect(try await browser.get("/account").status == .ok, "still signed in")
+            let page = WebBrowser.text(try await browser.get(SecondFactorAccountPages.verifyPath + "?next=%2Faccount%2Fdelete"))
+            #expect(page.contains("name=\"next\" value=\"/account/delete\""))
+            #expect(try await browser.post(SecondFactorAccountPages.verifyPath, [("code", "000000"), ("next", "/account/delete")]).status == .unauthorized)
+            let verified = try await browser.post(SecondFactorAccountPages.verifyPath, [("code", Self.code(totp, h)), ("next", "/account/delete")])
+            #expect(verified.headers[.location] == "/account/delete")
+            #expect(try await browser.get("/account/delete").status == .ok)
+            #expect(try await browser.post("/account/delete", [], csrf: browser.csrf(.deleteAccount)).status == .seeOther)
+            #expect(try await h.store.userCount() == 0)
+        }
+    }
+
+    @Test func newRecoveryCodesAndTurningOffOnThePages() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let (totp, old) = try await browser.enrolSecondFactor(h)
+            let renewed = try await browser.post("/account/two-step/recovery-codes", [("code", Self.code(totp, h))])
+            let fresh = WebBrowser.text(renewed).matches(of: /<li><code>([0-9A-Z]{5}-[0-9A-Z]{5})<\/code><\/li>/).map { String($0.1) }
+            #expect(fresh.count == 10 && Set(fresh).isDisjoint(with: old))
+            #expect(try await browser.post("/account/two-step/disable", [("code", old[0])]).status == .unauthorized, "the old set ended")
+            let off = try await browser.post("/account/two-step/disable", [("code", fresh[0])])
+            #expect(off.headers[.location] == "/account?notice=two-step-off")
+            #expect(WebBrowser.text(try await browser.get("/account")).contains("Add an authenticator app"))
+        }
+    }
+
+    @Test func operatorsNeedASecondFactorAndAStepUpToChangeAnAccount() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("root@example.com")
+            let operatorID = try #require(try await h.store.accounts(withEmail: "root@example.com").first?.user.id)
+            try await h.services.admin.setAdmin(true, userID: operatorID, by: .commandLine(login: "test"))
+            let refused = try await browser.get("/admin")
+            #expect(refused.status == .forbidden && WebBrowser.text(refused).contains("two-step sign-in"))
+            let member = try await h.nativeSignIn(subject: "member", name: "Member Mo", email: "mo@example.com")
+            let memberID = try #require(UUID(uuidString: member.user.id))
+            #expect(try await browser.post("/admin/users/\(memberID.uuidString)/disable", [], csrf: browser.csrf(.disableAccount)).status == .forbidden)
+
+            let (totp, _) = try await browser.enrolSecondFactor(h)
+            #expect(try await browser.get("/admin").status == .ok)
+            h.clock.advance(by: StepUp.window)
+            #expect(try await browser.get("/admin/users/\(memberID.uuidString)").status == .ok, "reading needs no step-up")
+            let change = try await browser.post("/admin/users/\(memberID.uuidString)/disable", [], csrf: browser.csrf(.disableAccount))
+            #expect(change.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Fadmin%2Fusers%2F\(memberID.uuidString)")
+            #expect(try await h.store.account(id: memberID)?.disabledAt == nil)
+            _ = try await browser.post(SecondFactorAccountPages.verifyPath, [("code", Self.code(totp, h)), ("next", "/admin/users/\(memberID.uuidString)")])
+            #expect(try await browser.post("/admin/users/\(memberID.uuidString)/disable", [], csrf: browser.csrf(.disableAccount)).status == .seeOther)
+            #expect(try await h.store.account(id: memberID)?.disabledAt != nil)
+        }
+    }
+
+    @Test func theSettingLetsOperatorsInWithoutOne() async throws {
+        try await Harness.run(configure: { $0.adminRequiresSecondFactor = false }) { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("root@example.com")
+            let operatorID = try #require(try await h.store.accounts(withEmail: "root@example.com").first?.user.id)
+            try await h.services.admin.setAdmin(true, userID: operatorID, by: .commandLine(login: "test"))
+            #expect(try await browser.get("/admin").status == .ok)
+        }
+    }
+}

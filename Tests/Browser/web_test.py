@@ -9,11 +9,16 @@ post and see the chatt, reload and stay signed in, revoke another session, sign 
 and sign in with a password, take over a native session through the hand-off link, delete the account,
 administer accounts as an operator (with `chatterd admin` beside the browser), add a passkey and sign in
 with it (Chromium's virtual authenticator: CTAP2, internal, resident key, user verification) by button and
-by autofill, rename and remove it, sign up with one, and use the site without JavaScript. Every page gets an axe-core accessibility check (no serious or
+by autofill, rename and remove it, sign up with one, turn on two-step sign-in with a code computed from the
+QR code decoded (zbar) from the page's screenshot, sign in with a password and a code or a recovery code,
+confirm it is you before deleting the account, and use the site without JavaScript. Every page gets an axe-core accessibility check (no serious or
 critical violation) and a screenshot at phone (390x844) and desktop (1280x800) width.
 """
 import argparse
+import base64
 import email
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -21,10 +26,12 @@ import shutil
 import signal
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 import axe_core_python
@@ -383,6 +390,9 @@ def run(server, shots):
         shown = server.admin("show", "member@example.com")
         check(len(shown["sessions"]) == 1 and shown["identities"][0]["email"] == "member@example.com", f"the CLI shows the member: {shown}")
         visit.sign_in_with_code("operator@example.com", shoot=False)
+        visit.go("/admin")
+        check(visit.find("h1").text == "Forbidden" and "two-step" in visit.find("main").text, "an operator without a second factor is refused")
+        enrol_second_factor(visit)
         visit.go("/account")
         visit.submit("nav a[href='/admin']")
         check(visit.find("h1").text == "Accounts", "the operator sees the accounts")
@@ -417,9 +427,9 @@ def run(server, shots):
         check([(e["event"], e["actor"].split(":")[0]) for e in events] == [("account_enabled", "cli"), ("account_disabled", "admin")],
               f"the CLI reads who did what: {events}")
         again = server.native_sign_in("member@example.com")
-        other = server.native_sign_in("member@example.com")
-        server.admin("end-session", "member@example.com", other["sessionID"])
-        status, _ = server.api("GET", "/v1/me", bearer=other["accessToken"])
+        second = server.native_sign_in("member@example.com")
+        server.admin("end-session", "member@example.com", second["sessionID"])
+        status, _ = server.api("GET", "/v1/me", bearer=second["accessToken"])
         check(status == 401, f"one session ended from the command line is refused by the serving chatterd ({status})")
         check(server.admin("end-sessions", "member@example.com")["sessionsEnded"] == 1, "the CLI ends the member's other session")
         status, _ = server.api("GET", "/v1/me", bearer=again["accessToken"])
@@ -438,6 +448,7 @@ def run(server, shots):
         step("an unknown page answers a plain 404 page")
 
         passkeys(server, shots)
+        second_factor(server, shots)
 
         # Without JavaScript: the forms post and redirect.
         other = browser(javascript=False)
@@ -460,6 +471,132 @@ def run(server, shots):
         driver.quit()
         if other:
             other.quit()
+
+
+class Authenticator:
+    """An authenticator app: RFC 6238 (HMAC-SHA1, 6 digits, 30-second steps) over the key it scanned.
+    Each code is of a step it has not given before, as a server accepts each step once."""
+
+    def __init__(self, uri):
+        parsed = urllib.parse.urlparse(uri)
+        query = urllib.parse.parse_qs(parsed.query)
+        check(parsed.scheme == "otpauth" and parsed.netloc == "totp", f"a TOTP key URI: {uri}")
+        check(query.get("algorithm") == ["SHA1"] and query.get("digits") == ["6"] and query.get("period") == ["30"], f"the app's defaults: {uri}")
+        secret = query["secret"][0]
+        self.key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+        self.label = urllib.parse.unquote(parsed.path.lstrip("/"))
+        self.last = 0
+
+    def code(self):
+        while int(time.time() // 30) <= self.last:
+            time.sleep(0.5)
+        self.last = int(time.time() // 30)
+        mac = hmac.new(self.key, struct.pack(">Q", self.last), hashlib.sha1).digest()
+        offset = mac[-1] & 0x0F
+        return f"{(struct.unpack('>I', mac[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+def scan_qr(visit):
+    """The setup page's QR code as a phone sees it: a screenshot of the image, decoded by zbar."""
+    image = visit.find("img.qr")
+    path = os.path.join(visit.server.data, "qr-screenshot.png")
+    with open(path, "wb") as out:
+        out.write(image.screenshot_as_png)
+    done = subprocess.run(["zbarimg", "--raw", "-q", path], capture_output=True, text=True, timeout=60)
+    check(done.returncode == 0, f"zbar decoded the QR code: {done.stderr}")
+    return done.stdout.strip()
+
+
+def enrol_second_factor(visit, name=None):
+    """From the account page: add an authenticator app by its QR code; the app and the recovery codes."""
+    visit.go("/account")
+    visit.submit("form[action='/account/two-step/start'] button")
+    check(visit.driver.current_url.endswith("/account/two-step"), f"the setup page follows, not {visit.driver.current_url}")
+    if name:
+        visit.page(name)
+    uri = scan_qr(visit)
+    check(visit.find("a.uri").get_attribute("href") == uri, "the QR code holds the page's key URI")
+    app = Authenticator(uri)
+    visit.fill("#code", app.code())
+    visit.submit("form[action='/account/two-step/confirm'] button")
+    codes = [element.text for element in visit.finds("[data-recovery-codes] code")]
+    check(len(codes) == 10 and all(re.fullmatch(r"[0-9A-Z]{5}-[0-9A-Z]{5}", code) for code in codes), f"ten recovery codes: {codes}")
+    return app, codes
+
+
+def second_factor(server, shots):
+    """Two-step sign-in: enrol from the QR code, sign out, sign in with password and code, with a recovery
+    code, and confirm it is you before deleting the account."""
+    driver = browser()
+    try:
+        visit = Visit(driver, server, shots)
+        started = time.time() - 1
+        visit.go("/auth/signup")
+        visit.fill("#email", "kat@example.com")
+        visit.submit("form[action='/auth/code'] button")
+        visit.fill("#code", server.latest_code("kat@example.com", started))
+        visit.fill("#new-password", "a second factor phrase")
+        visit.submit("form[action='/auth/code/verify'] button")
+        check(visit.signed_in_as() == "kat", f"signed up as kat, not {visit.signed_in_as()}")
+        app, codes = enrol_second_factor(visit, name="two-step-setup")
+        check(app.label == "Chatter:kat@example.com", f"the app shows the account: {app.label}")
+        visit.page("two-step-codes")
+        visit.go("/account")
+        check("10 recovery codes left" in visit.find("main").text, "the account page counts the codes")
+        visit.page("account-two-step")
+        step("turn on two-step sign-in with a code computed from the QR code zbar read off the page's screenshot")
+
+        visit.submit("button[value='this']")
+        visit.go("/auth")
+        visit.fill("#password-email", "kat@example.com")
+        visit.fill("#password", "a second factor phrase")
+        visit.submit("form[action='/auth/password'] button")
+        check(driver.current_url.split("?")[0].endswith("/auth/second-factor") and visit.signed_in_as() is None, "the password alone signs no one in")
+        visit.page("second-factor")
+        visit.fill("#code", "000000" if app.code() != "000000" else "111111")
+        visit.submit("form[action='/auth/second-factor'] button")
+        check("not right" in visit.find(".error").text, "a wrong code is refused with a message")
+        visit.fill("#code", app.code())
+        visit.submit("form[action='/auth/second-factor'] button")
+        check(visit.signed_in_as() == "kat", "signed in with the password and the app's code")
+        visit.go("/account")
+        check("Two-step" in visit.find(".sessions li").text, "the session list shows the second factor")
+        step("sign out, sign in with the password and the app's code (a wrong code is refused)")
+
+        visit.submit("button[value='this']")
+        visit.sign_in_with_code("kat@example.com", shoot=False)
+        visit.fill("#code", codes[0].lower())
+        visit.submit("form[action='/auth/second-factor'] button")
+        check(visit.signed_in_as() == "kat", "signed in with an emailed code and a recovery code")
+        outbox = os.path.join(server.data, "outbox")
+        mails = [open(os.path.join(outbox, name)).read() for name in os.listdir(outbox)]
+        check(any("kat@example.com" in mail and "A recovery code was used" in mail for mail in mails), "the owner is told by mail that a recovery code was used")
+        step("sign in with an emailed code and a recovery code; the owner gets a mail")
+
+        # An app's hand-off continues its own session: no second factor was passed in this browser, so
+        # deleting the account asks for one first.
+        status, pending = server.api("POST", "/v1/auth/password/signin", {"email": "kat@example.com", "password": "a second factor phrase"})
+        check(status == 403 and pending["error"] == "second_factor_required", f"the native API asks too: {status} {pending}")
+        status, native = server.api("POST", "/v1/auth/mfa/verify", {"token": pending["secondFactor"]["token"], "code": app.code()})
+        check(status == 200, f"the app completes its sign-in with a code ({status})")
+        visit.go("/account")
+        visit.submit("button[value='this']")
+        status, link = server.api("POST", "/v1/auth/web-session", bearer=native["accessToken"])
+        visit.go(link["url"] + "&next=/account")
+        if visit.find("h1").text.startswith("Continue as"):
+            visit.submit("main form button")
+        check(visit.signed_in_as() == "kat", f"the app's hand-off signed this browser in ({visit.find('h1').text})")
+        visit.go("/account/delete")
+        check(driver.current_url.split("?")[0].endswith("/account/verify"), f"deleting asks for the second factor first, not {driver.current_url}")
+        visit.page("verify")
+        visit.fill("#code", app.code())
+        visit.submit("form[action='/account/verify'] button")
+        check(driver.current_url.endswith("/account/delete"), "back on the deletion page")
+        visit.submit("main form button")
+        check("deleted" in visit.find(".notice").text, "the account is deleted")
+        step("confirm it is you with the app's code before deleting the account")
+    finally:
+        driver.quit()
 
 
 def passkeys(server, shots):

@@ -215,6 +215,13 @@ if Context.environment["CHATTER_FUZZ"] != nil {
         ("fuzz-web-forms", "WebForms", ["ChatterWire", .product(name: "Mustache", package: "swift-mustache", condition: server)]),
         ("fuzz-cbor", "CBOR", []),
         ("fuzz-passkey-responses", "PasskeyResponses", ["ChatterWire", .product(name: "X509", package: "swift-certificates", condition: server)]),
+        (
+            "fuzz-second-factor", "SecondFactor",
+            [
+                "ChatterWire", .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+            ]
+        ),
     ]
     // The libFuzzer driver call and a way to run async code from the synchronous fuzz callback.
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))

@@ -43,8 +43,10 @@ func decode(_ action: FormAction, _ text: String) {
     case .passkeySignUp, .passkeyAdd: credential(RegistrationResponseJSON.self, action, text)
     case .passkeySignUpOptions: decode(PasskeyPages.SignUpOptionsForm.self, action, text)
     case .passkeyRename: decode(PasskeyPages.RenameForm.self, action, text)
+    case .secondStep: decode(SecondFactorPages.CodeForm.self, action, text)
+    case .stepUp, .secondFactorConfirm, .recoveryCodes, .secondFactorDisable: decode(SecondFactorAccountPages.CodeForm.self, action, text)
     case .resendCode, .revokeSession, .deleteAccount, .endSession, .endSessions, .disableAccount, .enableAccount, .deleteOtherAccount,
-        .passkeySignInOptions, .passkeyAddOptions, .passkeyDelete:
+        .passkeySignInOptions, .passkeyAddOptions, .passkeyDelete, .secondFactorStart:
         decode(CSRFOnly.self, action, text)
     }
 }

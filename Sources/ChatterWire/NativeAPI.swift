@@ -259,10 +259,14 @@ public struct EmailVerifyRequest: Codable, Sendable, Equatable {
     public var email: String
     /// The 6 digits from the mail.
     public var code: String
+    /// The `deviceToken` of an earlier sign-in to this address, if the device has one: it is kept rather than
+    /// replaced, and a device remembered after the second step skips it.
+    public var deviceToken: String?
     /// A sign-in of `email` with `code`.
-    public init(email: String, code: String) {
+    public init(email: String, code: String, deviceToken: String? = nil) {
         self.email = email
         self.code = code
+        self.deviceToken = deviceToken
     }
 }
 

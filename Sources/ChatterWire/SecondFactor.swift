@@ -26,12 +26,17 @@ public struct SecondStepRequest: Codable, Sendable, Equatable {
     public var code: String
     /// The `deviceToken` the device keeps for the address, if any: it is kept rather than replaced.
     public var deviceToken: String?
+    /// Skip the step on this device from now on (for the server's `--remember-device` days, or until the
+    /// password changes): later sign-ins to the address that send the device token need no code. Only sign-ins
+    /// that prove an address (a password, an emailed code) have a device token to remember.
+    public var rememberDevice: Bool?
 
     /// A code for the waiting sign-in `token`.
-    public init(token: String, code: String, deviceToken: String? = nil) {
+    public init(token: String, code: String, deviceToken: String? = nil, rememberDevice: Bool? = nil) {
         self.token = token
         self.code = code
         self.deviceToken = deviceToken
+        self.rememberDevice = rememberDevice
     }
 }
 

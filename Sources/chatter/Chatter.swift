@@ -12,5 +12,5 @@ struct Chatter: AsyncParsableCommand {
             5 secure storage unavailable; 64 bad usage.
             """,
         version: ChatterKit.version,
-        subcommands: [Login.self, Post.self, Chatts.self, WhoAmI.self, Sessions.self, Logout.self])
+        subcommands: [Login.self, Post.self, Chatts.self, WhoAmI.self, Sessions.self, SecondFactor.self, Logout.self])
 }

@@ -439,7 +439,14 @@ def run(server, shots):
         server.admin("revoke", "operator@example.com")
         visit.go("/admin")
         check(visit.find("h1").text == "Forbidden", "operator rights revoked from the command line end the operator's access at once")
-        step("an operator granted from the command line finds, disables and audits an account in the browser; the CLI enables, ends sessions, deletes and revokes")
+        reset = server.admin("reset-second-factor", "operator@example.com")
+        check(reset["action"] == "reset-second-factor", f"the CLI resets the operator's second factor: {reset}")
+        visit.go("/account")
+        check("Add an authenticator app" in visit.find("main").text, "the account page shows two-step sign-in off after the reset")
+        outbox = os.path.join(server.data, "outbox")
+        check(any("operator@example.com" in open(os.path.join(outbox, n)).read() and "Two-step sign-in was reset" in open(os.path.join(outbox, n)).read()
+                  for n in os.listdir(outbox)), "the owner is told by mail")
+        step("an operator granted from the command line finds, disables and audits an account in the browser; the CLI enables, ends sessions, deletes, revokes and resets a second factor")
 
         # Errors are pages, without a stack or a token.
         visit.go("/no/such/page")

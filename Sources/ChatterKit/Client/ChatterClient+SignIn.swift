@@ -34,7 +34,7 @@ extension ChatterClient {
     /// for the next sign-in form and keeps the device token chatterd issues for it.
     @discardableResult
     public func verifyEmailCode(email: String, code: String) async throws -> AuthSession {
-        try await signIn(NativePath.emailVerify, EmailVerifyRequest(email: email, code: code), email: email)
+        try await signIn(NativePath.emailVerify, EmailVerifyRequest(email: email, code: code, deviceToken: await deviceToken(for: email)), email: email)
     }
 
     /// The server's password rules, for live validation before the user submits. Needs no sign-in.

@@ -13,6 +13,18 @@ public final class EmailCodeFlow {
         case code
         /// Signed in, with the session chatterd issued.
         case signedIn(AuthSession)
+        /// The code was right and the account has a second factor: show this step for its code.
+        case secondFactor(SecondStepForm)
+
+        /// The same step; two second steps are equal when they are the same form.
+        public static func == (lhs: Step, rhs: Step) -> Bool {
+            switch (lhs, rhs) {
+            case (.email, .email), (.code, .code): true
+            case (.signedIn(let a), .signedIn(let b)): a == b
+            case (.secondFactor(let a), .secondFactor(let b)): a === b
+            default: false
+            }
+        }
     }
 
     /// The step to show; `.email` at first.
@@ -82,6 +94,9 @@ public final class EmailCodeFlow {
         defer { isLoading = false }
         do {
             step = .signedIn(try await client.verifyEmailCode(email: email, code: code))
+            countdown?.cancel()
+        } catch let error as ChatterError where error.secondFactorChallenge != nil {
+            step = error.secondFactorChallenge.map { .secondFactor(SecondStepForm(client: client, challenge: $0, email: email)) } ?? .code
             countdown?.cancel()
         } catch {
             code = ""

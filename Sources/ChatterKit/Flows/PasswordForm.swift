@@ -35,6 +35,8 @@ public final class PasswordForm {
     public private(set) var errorBanner: String?
     /// The session, once signed in or signed up; `nil` until then.
     public private(set) var signedIn: AuthSession?
+    /// The password was right and the account has a second factor: show this step for its code.
+    public private(set) var secondStep: SecondStepForm?
     private var emailEdited = false
     private var passwordEdited = false
 
@@ -133,6 +135,15 @@ public final class PasswordForm {
         isLoading = true
         errorBanner = nil
         defer { isLoading = false }
-        do { try await work() } catch { errorBanner = ChatterError.banner(for: error) }
+        do {
+            try await work()
+        } catch let error as ChatterError where error.secondFactorChallenge != nil {
+            // Not a failure: the password is used up all the same, and the code comes next.
+            secondStep = error.secondFactorChallenge.map { SecondStepForm(client: client, challenge: $0, email: email) }
+            password = ""
+            passwordEdited = false
+        } catch {
+            errorBanner = ChatterError.banner(for: error)
+        }
     }
 }

@@ -15,6 +15,8 @@ public struct AdminService: Sendable {
         case ownAccount
         /// The admin pages, to an operator whose account has no second factor (`OperatorAccess`).
         case operatorWithoutSecondFactor
+        /// Resetting the second factor of an account that has none.
+        case noSecondFactor(UUID)
 
         public var description: String {
             switch self {
@@ -26,6 +28,7 @@ public struct AdminService: Sendable {
             case .notAnOperator: "these pages are for the server's operators"
             case .ownAccount: "use your account page to change your own account"
             case .operatorWithoutSecondFactor: "operators need two-step sign-in: turn it on from your account page first"
+            case .noSecondFactor(let id): "the account \(id.text) has no second factor"
             }
         }
     }
@@ -38,19 +41,29 @@ public struct AdminService: Sendable {
         public var sessions: [SessionRecord]
     }
 
-    typealias Store = AdminRepository & UserRepository & SessionRepository & DeviceTokenRepository & AuditRepository
+    typealias Store = AdminRepository & UserRepository & SessionRepository & DeviceTokenRepository & AuditRepository & SecondFactorRepository
 
     let store: any Store
     let audit: AuditLog
+    /// Tells an account's owner what an operator changed that they must know of (a second factor reset).
+    let notices: AccountNotices?
     let now: @Sendable () -> Date
 
-    public init(store: any ChatterStore, now: @escaping @Sendable () -> Date = Date.init, logger: Logger) {
-        self.init(store: store, audit: AuditLog(store: store, now: now, logger: logger), now: now)
+    /// `mail`: where notices to an account's owner go (`chatterd admin` sends them as `chatterd serve` would);
+    /// nil sends none.
+    public init(
+        store: any ChatterStore, mail: (any MailTransport)? = nil, sender: String = "Chatter <no-reply@localhost>",
+        now: @escaping @Sendable () -> Date = Date.init, logger: Logger
+    ) {
+        self.init(
+            store: store, audit: AuditLog(store: store, now: now, logger: logger),
+            notices: mail.map { AccountNotices(users: store, mail: $0, sender: sender, logger: logger) }, now: now)
     }
 
-    init(store: any Store, audit: AuditLog, now: @escaping @Sendable () -> Date) {
+    init(store: any Store, audit: AuditLog, notices: AccountNotices? = nil, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.audit = audit
+        self.notices = notices
         self.now = now
     }
 
@@ -134,6 +147,19 @@ public struct AdminService: Sendable {
     public func setAdmin(_ isAdmin: Bool, userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws {
         guard try await store.setAdmin(isAdmin, userID: userID) else { throw Failure.noSuchAccount(userID.text) }
         await audit.record(isAdmin ? .adminGranted : .adminRevoked, user: userID, client: client, actor: actor)
+    }
+
+    /// Removes the account's authenticator and recovery codes, for an owner who lost both; sign-ins waiting
+    /// for a code end too. Audited with the operator, and mailed to the account's address.
+    public func resetSecondFactor(userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws {
+        guard try await store.account(id: userID) != nil else { throw Failure.noSuchAccount(userID.text) }
+        guard try await store.deleteSecondFactor(userID: userID) else { throw Failure.noSecondFactor(userID) }
+        await audit.record(.adminSecondFactorReset, user: userID, client: client, actor: actor)
+        await notices?.send(
+            to: userID, subject: "Two-step sign-in was reset for your Chatter account",
+            body:
+                "The server's operator removed the authenticator app and recovery codes from your Chatter account, as asked. Turn two-step sign-in on again from your account. If you did not ask for this, contact the operator."
+        )
     }
 
     /// "1 session", "2 sessions": for messages and audit details.

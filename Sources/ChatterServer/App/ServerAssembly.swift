@@ -53,7 +53,8 @@ public struct ServerAssembly: Sendable {
         sessions = SessionService(
             store: store, tokenKey: store.tokenKey, lifetimes: configuration.lifetimes, profiles: profiles, audit: audit, now: now)
         devices = DeviceTokens(store: store, now: now)
-        admin = AdminService(store: store, audit: audit, now: now)
+        admin = AdminService(
+            store: store, audit: audit, notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger), now: now)
         codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
         providers = ProviderSignIn(google: google, apple: apple, audit: audit)
@@ -64,7 +65,8 @@ public struct ServerAssembly: Sendable {
             notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger), audit: audit,
             issuer: configuration.relyingParty.name, now: now)
         signIn = SignInService(
-            users: store, sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors, audit: audit, now: now)
+            users: store, sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors,
+            rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit, now: now)
         emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, now: now)
         stepUp = StepUp(store: store, now: now)
         passwords = PasswordFlow(

@@ -102,6 +102,9 @@ public struct ServerConfiguration: Sendable {
 
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("chatterd.sqlite") }
 
+    /// Days a device that passed the second step, and asked, skips it (`--remember-device`); 0: never.
+    public var rememberDeviceDays = 30
+
     /// Whether an operator needs a second factor to use the admin pages (`OperatorAccess`).
     public var adminRequiresSecondFactor = true
 

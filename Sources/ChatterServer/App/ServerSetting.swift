@@ -241,6 +241,11 @@ extension ServerConfiguration {
             }
         },
         .value(
+            "remember-device", "CHATTERD_REMEMBER_DEVICE", "DAYS", default: "`30`",
+            "a device that passed two-step sign-in may skip it this long (until the password changes); `0`: never",
+            parse: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }
+        ) { $0.rememberDeviceDays = $1 },
+        .value(
             "admin-second-factor", "CHATTERD_ADMIN_SECOND_FACTOR", "on|off", default: "`on`",
             "operators need two-step sign-in to use `/admin`; `off` only for development", parse: { ["on": true, "off": false][$0] }
         ) { $0.adminRequiresSecondFactor = $1 },

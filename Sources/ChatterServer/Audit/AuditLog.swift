@@ -40,6 +40,8 @@ public struct AuditLog: Sendable {
         case adminAccountDeleted = "admin_account_deleted"
         case adminGranted = "admin_granted"
         case adminRevoked = "admin_revoked"
+        /// An operator removed the account's second factor (its owner lost it).
+        case adminSecondFactorReset = "admin_second_factor_reset"
     }
 
     let store: any AuditRepository & RateLimitRepository

@@ -36,6 +36,20 @@ public struct DeviceTokens: Sendable {
         return Device(key: hash.map { String(format: "%02x", $0) }.joined())
     }
 
+    /// Remembers that the device holding `token` (for `email`) passed the second step, for `seconds`. A token
+    /// ends with every credential change (`endAll`), so the remembering never outlives a password change or reset.
+    func rememberSecondFactor(_ token: String, for email: String, seconds: Double) async throws {
+        _ = try await store.rememberSecondFactor(hash: SessionToken.hash(token), email: email, until: now().addingTimeInterval(seconds))
+    }
+
+    /// Whether the device `presented` names passed the second step for `email` recently enough to skip it.
+    func remembersSecondFactor(_ presented: String?, for email: String) async throws -> Bool {
+        guard let presented, !presented.isEmpty, presented.utf8.count <= 128 else { return false }
+        let until = try await store.deviceSecondFactorUntil(
+            hash: SessionToken.hash(presented), email: email, issuedAfter: now().addingTimeInterval(-Self.lifetime))
+        return until.map { now() < $0 } ?? false
+    }
+
     /// Ends every device token of `userID`'s verified addresses.
     public func endAll(of userID: UUID) async throws {
         try await store.deleteDeviceTokens(userID: userID)

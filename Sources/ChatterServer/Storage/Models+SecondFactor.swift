@@ -47,4 +47,9 @@ public enum SecondFactorKind: String, Sendable, CaseIterable {
     case recoveryCode = "recovery_code"
     /// A passkey with user verification: something held and something known or are, in one gesture.
     case passkey
+    /// A device that passed the second step before and asked to be remembered (its device token).
+    case rememberedDevice = "remembered_device"
+
+    /// Whether it was proven at that moment, so that it counts for a step-up; a remembered device's is older.
+    var isFresh: Bool { self != .rememberedDevice }
 }

@@ -131,6 +131,12 @@ public protocol DeviceTokenRepository: Sendable {
     func storeDeviceToken(hash: [UInt8], email: String, at: Date, keeping: Int) async throws
     /// The address the device token hashing to `hash` was issued for, if it was issued after `issuedAfter`.
     func deviceTokenEmail(hash: [UInt8], issuedAfter: Date) async throws -> String?
+    /// Remembers that the device token hashing to `hash` (issued for `email`) passed the second step: until
+    /// `until` its sign-ins to `email` need no code. False when there is no such token.
+    func rememberSecondFactor(hash: [UInt8], email: String, until: Date) async throws -> Bool
+    /// Until when the device token hashing to `hash`, issued for `email` after `issuedAfter`, is remembered
+    /// for the second step; nil when it is not (or is no such token).
+    func deviceSecondFactorUntil(hash: [UInt8], email: String, issuedAfter: Date) async throws -> Date?
     /// Ends every device token of the addresses `userID` verified (a password change or reset, signing out
     /// everywhere, disabling); returns how many.
     @discardableResult

@@ -32,11 +32,15 @@ struct SecondFactorPages {
     struct CodePage: PageContent {
         let frame: PageFrame
         let next: String?
+        /// Days a remembered browser skips the step; nil when the server remembers none.
+        let rememberDays: Int?
     }
 
     func page(_ request: Request, visitor: WebVisitor, next: String?, error: APIError? = nil) throws -> Response {
         guard request.cookies[Self.cookieName] != nil else { return WebSessions.redirect(to: "/auth") }
-        let page = CodePage(frame: pages.frame("Two-step sign-in", visitor, error: error?.body.message), next: next.flatMap(WebSessions.sameSitePath))
+        let page = CodePage(
+            frame: pages.frame("Two-step sign-in", visitor, error: error?.body.message), next: next.flatMap(WebSessions.sameSitePath),
+            rememberDays: signIn.rememberDevice > 0 ? Int(signIn.rememberDevice / 86_400) : nil)
         return pages.render("second-factor", page, status: error?.status ?? .ok, visitor: visitor)
     }
 
@@ -44,6 +48,8 @@ struct SecondFactorPages {
         let csrf: String
         let code: String
         let next: String?
+        /// The checkbox: "on" when ticked.
+        let remember: String?
     }
 
     func complete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
@@ -55,7 +61,8 @@ struct SecondFactorPages {
             let (step, user, factor) = try await signIn.secondFactors.complete(token: token, code: form.code, client: client)
             var response = try await web.signedIn(
                 user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email,
-                presenting: request.cookies[WebVisitor.deviceCookieName]?.value, next: form.next, replacing: visitor, secondFactor: factor)
+                presenting: request.cookies[WebVisitor.deviceCookieName]?.value, next: form.next, replacing: visitor, secondFactor: factor,
+                rememberDevice: form.remember == "on")
             response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.cookieName)))
             return response
         } catch let error as any APIErrorConvertible {

@@ -33,12 +33,13 @@ struct WebSessions: Sendable {
     /// the one it has keeps that one).
     func signedIn(
         _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting device: String? = nil, next: String?,
-        replacing visitor: WebVisitor, secondFactor: SecondFactorKind? = nil
+        replacing visitor: WebVisitor, secondFactor: SecondFactorKind? = nil, rememberDevice: Bool = false
     ) async throws -> Response {
         let session: SignInService.BrowserSession
         do {
             session = try await signIn.browser(
-                user, method: method, client: client, deviceFor: email, presenting: device, replacing: visitor.session, secondFactor: secondFactor)
+                user, method: method, client: client, deviceFor: email, presenting: device, replacing: visitor.session, secondFactor: secondFactor,
+                rememberDevice: rememberDevice)
         } catch SecondFactorError.required(let challenge?) {
             return SecondFactorPages.ask(challenge, next: next, visitor: visitor)
         }

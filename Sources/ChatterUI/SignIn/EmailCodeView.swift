@@ -21,6 +21,8 @@
                     codeStep
                 case .signedIn(let session):
                     Label("Signed in as \(session.username)", systemImage: "checkmark.circle.fill")
+                case .secondFactor(let step):
+                    SecondStepView(form: step) { flow.changeEmail() }
                 }
             }
             .errorBanner(flow.errorMessage)

@@ -47,6 +47,9 @@
                         Text("Verify your email")
                     }
                 }
+                if let step = form.secondStep {
+                    SecondStepView(form: step)
+                }
                 Section {
                     ProgressButton(title: form.submitTitle, isLoading: form.isLoading) { await form.submit() }
                         .disabled(!form.canSubmit)

@@ -29,9 +29,29 @@ struct Login: AsyncParsableCommand {
             guard let clientID = clientId ?? context.settings.googleClientID else {
                 throw CLIError(code: "missing_client_id", message: "--google-id-token needs --client-id (or CHATTER_GOOGLE_CLIENT_ID)", exitCode: 64)
             }
-            return try await Login.google(context, token: googleIdToken, clientID: clientID)
+            return try await Login.secondStep(context, email: nil) { try await Login.google(context, token: googleIdToken, clientID: clientID) }
         }
         return try await Login.interactive(context, email: email, password: password)
+    }
+
+    /// Runs a first sign-in step; when the account has a second factor, asks for the authenticator app's code
+    /// (or a recovery code), three tries, and completes the sign-in with it.
+    static func secondStep(_ context: CommandContext, email: String?, _ first: () async throws -> AuthSession) async throws -> AuthSession {
+        let challenge: SecondFactorChallenge
+        do { return try await first() } catch let error as ChatterError {
+            guard let waiting = error.secondFactorChallenge else { throw error }
+            challenge = waiting
+        }
+        context.console.writeError("This account has two-step sign-in.")
+        for attempt in 1...3 {
+            guard let code = ask("Code from your authenticator app (or a recovery code): ") else { throw ChatterError.cancelled }
+            do {
+                return try await withSpinner("Checking the code…") { try await context.client.completeSignIn(challenge, code: code, email: email) }
+            } catch ChatterError.server(401, let body) where attempt < 3 && body?.code == .invalidSecondFactor {
+                context.console.writeError(body?.message ?? "That code did not work; try again.")
+            }
+        }
+        throw ChatterError.cancelled
     }
 
     /// The native Google sign-in; a course chatterd (no /v1) gets the token through /adduser instead.
@@ -45,10 +65,16 @@ struct Login: AsyncParsableCommand {
         }
     }
 
-    /// Email code (or password) at the prompt; used by `login` and by `post` when it must sign in first.
+    /// Email code (or password) at the prompt, then the second step when the account has one; used by `login`
+    /// and by `post` when it must sign in first.
     static func interactive(_ context: CommandContext, email: String?, password: Bool) async throws -> AuthSession {
-        let console = context.console
         guard let email = email ?? ask("Email: ") else { throw ChatterError.cancelled }
+        // The second step comes after the first's retries: a refused second code is not an emailed code to ask again.
+        return try await secondStep(context, email: email) { try await firstStep(context, email: email, password: password) }
+    }
+
+    static func firstStep(_ context: CommandContext, email: String, password: Bool) async throws -> AuthSession {
+        let console = context.console
         if let problem = FormValidation.emailProblem(email) { throw CLIError(code: ErrorCode.invalidEmail.rawValue, message: problem, exitCode: 64) }
         if password {
             guard let secret = console.readLine("Password: ", true), !secret.isEmpty else { throw ChatterError.cancelled }

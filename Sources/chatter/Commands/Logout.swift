@@ -17,7 +17,9 @@ struct Logout: AsyncParsableCommand {
             }
             // A course chatterID cannot be revoked (the course API has no route for it); it just expires.
             let native = await context.client.sessions.currentSession?.kind == .native
-            let confirmed = try await withSpinner("Signing out…") { try await context.client.sessions.signOut(all: all) }
+            let confirmed = try await StepUp.asking(context) {
+                try await withSpinner("Signing out…") { try await context.client.sessions.signOut(all: all) }
+            }
             if native, !confirmed { context.console.writeError("warning: the server could not be told; the session was deleted here only.") }
             context.output(all ? "Signed out everywhere." : "Signed out.", json: ["signedOut": true, "revokedOnServer": confirmed])
         }

@@ -14,7 +14,7 @@ struct Admin: AsyncParsableCommand {
             """,
         subcommands: [
             AdminUsers.self, AdminShow.self, AdminEndSession.self, AdminEndSessions.self, AdminDisable.self, AdminEnable.self,
-            AdminDelete.self, AdminGrant.self, AdminRevoke.self, AdminAudit.self,
+            AdminDelete.self, AdminGrant.self, AdminRevoke.self, AdminResetSecondFactor.self, AdminAudit.self,
         ])
 
     /// Taken here too, so `chatterd admin --data-dir d users` works as well as `chatterd admin users --data-dir d`.
@@ -32,8 +32,10 @@ struct AdminOptions: ParsableArguments {
     /// database must exist already: a typo in `--data-dir` should not make an empty one.
     func withAdmin<T: Sendable>(_ body: (AdminService) async throws -> T) async throws -> T {
         let location: DatabaseLocation
+        let config: ServerConfiguration
         do {
-            location = try database.configuration().databaseLocation()
+            config = try database.configuration()
+            location = try config.databaseLocation()
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }
@@ -49,7 +51,11 @@ struct AdminOptions: ParsableArguments {
             })
         let store = try await location.open(logger: logger)
         do {
-            return try await store.whileRunning(logger: logger) { try await body(AdminService(store: store, logger: logger)) }
+            // Notices to an account's owner go out as `chatterd serve` sends mail (the outbox, or SMTP).
+            let mail = try MailTransports.make(config, logger: logger)
+            return try await store.whileRunning(logger: logger) {
+                try await body(AdminService(store: store, mail: mail, sender: config.mailFrom, logger: logger))
+            }
         } catch let failure as AdminService.Failure {
             FileHandle.standardError.write(Data("chatterd admin: \(failure)\n".utf8))
             throw ExitCode.failure

@@ -131,6 +131,22 @@ struct AdminRevoke: AsyncParsableCommand {
     func run() async throws { try await setOperator(false, user, options) }
 }
 
+struct AdminResetSecondFactor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset-second-factor",
+        abstract: "Remove an account's authenticator app and recovery codes, for an owner who lost both (mailed to the account).")
+
+    @Argument(help: "The account's email or id.") var user: String
+    @OptionGroup var options: AdminOptions
+
+    func run() async throws {
+        let (id, _) = try await options.act(on: user) { admin, id, actor in try await admin.resetSecondFactor(userID: id, by: actor) }
+        try options.print(AdminJSON.Done(action: "reset-second-factor", userID: id.uuidString)) {
+            "\(id.uuidString) has no second factor now; its owner was told by mail"
+        }
+    }
+}
+
 private func setOperator(_ isAdmin: Bool, _ user: String, _ options: AdminOptions) async throws {
     let (id, _) = try await options.act(on: user) { admin, id, actor in try await admin.setAdmin(isAdmin, userID: id, by: actor) }
     try options.print(AdminJSON.Done(action: isAdmin ? "grant" : "revoke", userID: id.uuidString)) {

@@ -8,6 +8,8 @@ extension View {
 
     public func padding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> some View { _Modified(self) }
     public func padding(_ length: CGFloat) -> some View { _Modified(self) }
+    /// https://developer.apple.com/documentation/swiftui/view/scaledtofit()
+    public func scaledToFit() -> some View { _Modified(self) }
     public func frame(width: CGFloat? = nil, height: CGFloat? = nil, alignment: Alignment = .center) -> some View { _Modified(self) }
     public func frame(
         minWidth: CGFloat? = nil, idealWidth: CGFloat? = nil, maxWidth: CGFloat? = nil, minHeight: CGFloat? = nil,

@@ -1,3 +1,5 @@
+// SwiftUI re-exports CoreGraphics (CGImage for `Image(decorative:scale:orientation:)`).
+@_exported import CoreGraphics
 @_exported import Foundation
 @_exported import Observation
 

@@ -22,7 +22,18 @@ public struct Text: View, Equatable {
 public struct Image: View, Equatable {
     public init(systemName: String) {}
     public init(_ name: String) {}
+    /// https://developer.apple.com/documentation/swiftui/image/init(decorative:scale:orientation:)
+    public init(decorative cgImage: CGImage, scale: CGFloat, orientation: Image.Orientation = .up) {}
     public var body: Never { fatalError() }
+
+    /// https://developer.apple.com/documentation/swiftui/image/orientation
+    public enum Orientation: UInt8 { case up, upMirrored, down, downMirrored, left, leftMirrored, right, rightMirrored }
+    /// https://developer.apple.com/documentation/swiftui/image/interpolation
+    public enum Interpolation { case none, low, medium, high }
+    /// https://developer.apple.com/documentation/swiftui/image/interpolation(_:)
+    public func interpolation(_ interpolation: Image.Interpolation) -> Image { self }
+    /// https://developer.apple.com/documentation/swiftui/image/resizable(capinsets:resizingmode:) (both defaulted)
+    public func resizable() -> Image { self }
 }
 
 public struct Label<Title: View, Icon: View>: View {

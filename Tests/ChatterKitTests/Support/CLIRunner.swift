@@ -26,6 +26,11 @@ struct CLI: Sendable {
     }
 
     func run(_ arguments: [String], answer: @escaping @Sendable (_ prompt: String) -> String? = { _ in nil }) async -> CLIResult {
+        await run(arguments, answerSeeing: { prompt, _ in answer(prompt) })
+    }
+
+    /// The same, with each answer given what the command has written to stderr so far (a key it showed).
+    func run(_ arguments: [String], answerSeeing answer: @escaping @Sendable (_ prompt: String, _ errors: [String]) -> String?) async -> CLIResult {
         let output = Mutex<[String]>([])
         let errors = Mutex<[String]>([])
         let prompts = Mutex<[String]>([])
@@ -34,7 +39,7 @@ struct CLI: Sendable {
             writeError: { line in errors.withLock { $0.append(line) } },
             readLine: { prompt, _ in
                 prompts.withLock { $0.append(prompt) }
-                return answer(prompt)
+                return answer(prompt, errors.withLock { $0 })
             },
             environment: environment, showsProgress: false)
         let code: Int32 = await Console.$current.withValue(console) {

@@ -315,3 +315,97 @@ import Testing
         }
     }
 }
+
+/// An operator resets the second factor of an owner who lost both the app and the codes.
+@Suite struct SecondFactorResetTests {
+    @Test(arguments: StoreBackend.available)
+    func anOperatorResetIsAuditedMailedAndLeavesOneFactor(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
+            let base = SecondFactorTests()
+            let session = try await base.signUp(h)
+            _ = try await base.enrol(h, session)
+            let id = try #require(UUID(uuidString: session.user.id))
+            let waiting = try await base.firstFactor(h)
+            try await h.services.admin.resetSecondFactor(userID: id, by: .commandLine(login: "root"))
+            let event = try #require(try await h.store.auditEvents(userID: id).last)
+            #expect(event.event == "admin_second_factor_reset" && event.actor == .commandLine(login: "root"))
+            #expect(h.mail.messages.last?.to == SecondFactorTests.email)
+            #expect(h.mail.messages.last?.subject == "Two-step sign-in was reset for your Chatter account")
+            #expect(try await h.post(NativePath.secondStep, SecondStepRequest(token: waiting.token, code: "123456")).status == .unauthorized)
+            #expect(
+                try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: SecondFactorTests.email, password: SecondFactorTests.password)).status
+                    == .ok)
+            await #expect(throws: AdminService.Failure.noSecondFactor(id)) {
+                try await h.services.admin.resetSecondFactor(userID: id, by: .commandLine(login: "root"))
+            }
+            await #expect(throws: AdminService.Failure.noSuchAccount(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)).text)) {
+                try await h.services.admin.resetSecondFactor(
+                    userID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)), by: .commandLine(login: "root"))
+            }
+        }
+    }
+}
+
+/// A device that passed the second step and asked to be remembered skips it, never past a password change.
+@Suite struct RememberedDeviceTests {
+    let base = SecondFactorTests()
+
+    @Test(arguments: StoreBackend.available)
+    func aRememberedDeviceSkipsTheStepUntilThePasswordChanges(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
+            let session = try await base.signUp(h)
+            let (totp, _) = try await base.enrol(h, session)
+            let device = try #require(session.deviceToken)
+            func signIn(_ device: String?) async throws -> LiveResponse {
+                try await h.post(
+                    NativePath.passwordSignIn, PasswordSignInRequest(email: SecondFactorTests.email, password: SecondFactorTests.password, deviceToken: device))
+            }
+            let waiting = try h.error(try await signIn(device)).secondFactor
+            let passed = try await h.post(
+                NativePath.secondStep,
+                SecondStepRequest(token: try #require(waiting).token, code: base.code(totp, h), deviceToken: device, rememberDevice: true))
+            #expect(try h.decode(SessionResponse.self, passed).deviceToken == device, "the device keeps its token")
+
+            let again = try await signIn(device)
+            #expect(again.status == .ok, "remembered: no second step")
+            let remembered = try h.decode(SessionResponse.self, again)
+            #expect(
+                try h.decode([SessionInfo].self, try await h.get(NativePath.sessions, bearer: remembered.accessToken)).first { $0.current }?.secondFactor
+                    == "remembered_device")
+            #expect(try await signIn(nil).status == .forbidden, "another device is asked")
+            #expect(try await h.delete(NativePath.me, bearer: remembered.accessToken).status == .forbidden, "a remembered device is no step-up")
+
+            h.clock.advance(by: 29 * 86_400)
+            #expect(try await signIn(device).status == .ok)
+            h.clock.advance(by: 86_400)
+            #expect(try await signIn(device).status == .forbidden, "remembered for thirty days")
+
+            let waiting2 = try #require(try h.error(try await signIn(device)).secondFactor)
+            let fresh = try h.decode(
+                SessionResponse.self,
+                try await h.post(
+                    NativePath.secondStep, SecondStepRequest(token: waiting2.token, code: base.code(totp, h), deviceToken: device, rememberDevice: true)))
+            #expect(try await signIn(device).status == .ok)
+            let changed = try await h.post(
+                NativePath.passwordChange, PasswordChangeRequest(currentPassword: SecondFactorTests.password, newPassword: "another long passphrase"),
+                bearer: fresh.accessToken)
+            #expect(changed.status == .noContent)
+            let after = try await h.post(
+                NativePath.passwordSignIn, PasswordSignInRequest(email: SecondFactorTests.email, password: "another long passphrase", deviceToken: device))
+            #expect(after.status == .forbidden, "a password change ends every remembered device")
+        }
+    }
+
+    @Test func theSettingTurnsRememberingOff() async throws {
+        try await Harness.run(configure: { $0.rememberDeviceDays = 0 }) { h async throws in
+            let session = try await base.signUp(h)
+            let (totp, _) = try await base.enrol(h, session)
+            let device = try #require(session.deviceToken)
+            let request = PasswordSignInRequest(email: SecondFactorTests.email, password: SecondFactorTests.password, deviceToken: device)
+            let waiting = try #require(try h.error(try await h.post(NativePath.passwordSignIn, request)).secondFactor)
+            _ = try await h.post(
+                NativePath.secondStep, SecondStepRequest(token: waiting.token, code: base.code(totp, h), deviceToken: device, rememberDevice: true))
+            #expect(try await h.post(NativePath.passwordSignIn, request).status == .forbidden)
+        }
+    }
+}

@@ -74,6 +74,24 @@ extension WebBrowser {
         }
     }
 
+    @Test func aBrowserThatTicksRememberSkipsTheStepNextTime() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let (totp, _) = try await browser.enrolSecondFactor(h)
+            var other = WebBrowser(h)
+            _ = try await other.signInWithCode("ada@example.com")
+            #expect(WebBrowser.text(try await other.get(SecondFactorPages.path)).contains("Do not ask again on this browser for 30 days"))
+            _ = try await other.post(SecondFactorPages.path, [("code", Self.code(totp, h)), ("remember", "on")])
+            _ = try await other.post("/account/signout", [("scope", "this")])
+            let again = try await other.signInWithCode("ada@example.com")
+            #expect(again.status == .seeOther && again.headers[.location] == "/", "no second step for a remembered browser")
+            var third = WebBrowser(h)
+            let asked = try await third.signInWithCode("ada@example.com")
+            #expect(asked.headers[.location] == SecondFactorPages.path, "a browser that did not tick it is asked")
+        }
+    }
+
     @Test func theSecondStepWithoutItsCookieOrWithAForeignNextGoesNowhere() async throws {
         try await Harness.run { h async throws in
             var browser = WebBrowser(h)

@@ -8,6 +8,7 @@ extension AdminService.Failure: APIErrorConvertible {
         case .ownAccount: APIError(.conflict, .ownAccount, "Use your account page to change your own account.")
         case .operatorWithoutSecondFactor:
             APIError(.forbidden, .secondFactorRequired, "Operators need two-step sign-in: turn it on from your account page (/account) first.")
+        case .noSecondFactor: APIError(.conflict, .noSecondFactor, description.prefix(1).uppercased() + description.dropFirst() + ".")
         case .noSuchAccount, .ambiguousEmail, .noSuchSession:
             APIError(.notFound, .notFound, description.prefix(1).uppercased() + description.dropFirst() + ".")
         }

@@ -13,7 +13,9 @@ struct SecondFactorRoutes {
         router.post(RouterPath(NativePath.secondStep)) { request, context in
             let body = try await request.decodeJSON(SecondStepRequest.self, context: context)
             return JSONResponse.make(
-                try await signIn.nativeSecondStep(token: body.token, code: body.code, deviceToken: body.deviceToken, client: context.client(request)))
+                try await signIn.nativeSecondStep(
+                    token: body.token, code: body.code, deviceToken: body.deviceToken, rememberDevice: body.rememberDevice ?? false,
+                    client: context.client(request)))
         }
         signedIn.get(RouterPath(NativePath.secondFactor)) { _, context in
             JSONResponse.make(try await secondFactors.status(try context.requireSession().user.id))

@@ -200,8 +200,8 @@ enum PostgresMigrations {
             "CREATE INDEX passkeys_by_user ON passkeys(user_id)",
         ],
         // 6: the second factor: each account's authenticator (its secret sealed under a key kept outside the
-        // database), its recovery codes' keyed hashes, sign-ins waiting for their second step, and which second
-        // factor a session's sign-in passed, and when.
+        // database), its recovery codes' keyed hashes, sign-ins waiting for their second step, which second
+        // factor a session's sign-in passed, and when, and devices remembered after one.
         [
             """
             CREATE TABLE totp_authenticators (
@@ -231,6 +231,7 @@ enum PostgresMigrations {
             "CREATE INDEX second_steps_by_expiry ON second_steps(expires_at)",
             "CREATE INDEX second_steps_by_user ON second_steps(user_id)",
             "ALTER TABLE sessions ADD COLUMN second_factor text, ADD COLUMN second_factor_at timestamptz",
+            "ALTER TABLE device_tokens ADD COLUMN second_factor_until timestamptz",
         ],
     ]
 }

@@ -86,6 +86,21 @@ extension PostgresStore {
             "email")
     }
 
+    public func rememberSecondFactor(hash: [UInt8], email: String, until: Date) async throws -> Bool {
+        try await !rows(
+            "UPDATE device_tokens SET second_factor_until = \(until) WHERE hash = \(hash.bytea) AND email = \(email) RETURNING hash",
+            keepsSessionCache: true
+        ).isEmpty
+    }
+
+    public func deviceSecondFactorUntil(hash: [UInt8], email: String, issuedAfter: Date) async throws -> Date? {
+        try await rows(
+            """
+            SELECT second_factor_until FROM device_tokens WHERE hash = \(hash.bytea) AND email = \(email) AND created_at > \(issuedAfter)
+            """, keepsSessionCache: true
+        ).first?.value("second_factor_until")
+    }
+
     public func deleteDeviceTokens(userID: UUID) async throws -> Int {
         try await rows(
             """

@@ -6,13 +6,12 @@ extension PostgresStore {
     /// updates that row, then ends its sessions) either waits for this session and ends it too, or
     /// commits first and this insert finds the account disabled.
     public func createSession(_ s: NewSession) async throws {
-        let secondFactorAt: Date? = s.secondFactor == nil ? nil : s.createdAt
         let inserted = try await rows(
             """
             INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
                 absolute_expires_at, user_agent, ip, second_factor, second_factor_at)
             SELECT \(s.id), u.id, \(s.method), \(s.accessHash.bytea), \(s.accessExpiresAt), \(s.refreshHash?.bytea),
-                \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip), \(s.secondFactor), \(secondFactorAt)
+                \(s.createdAt), \(s.createdAt), \(s.absoluteExpiresAt), \(s.client.userAgent), \(s.client.ip), \(s.secondFactor), \(s.secondFactorAt)
             FROM (SELECT id FROM users WHERE id = \(s.userID) AND disabled_at IS NULL FOR SHARE) u
             RETURNING id
             """, keepsSessionCache: true)

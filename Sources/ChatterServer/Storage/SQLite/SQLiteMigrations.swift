@@ -318,8 +318,8 @@ enum SQLiteMigrations {
             "CREATE INDEX passkeys_by_user ON passkeys(user_id)",
         ],
         // 9: the second factor: each account's authenticator (its secret sealed under a key kept outside the
-        // database), its recovery codes' keyed hashes, sign-ins waiting for their second step, and which second
-        // factor a session's sign-in passed, and when.
+        // database), its recovery codes' keyed hashes, sign-ins waiting for their second step, which second
+        // factor a session's sign-in passed, and when, and devices remembered after one.
         [
             """
             CREATE TABLE totp_authenticators (
@@ -350,6 +350,8 @@ enum SQLiteMigrations {
             "CREATE INDEX second_steps_by_user ON second_steps(user_id)",
             "ALTER TABLE sessions ADD COLUMN second_factor TEXT",
             "ALTER TABLE sessions ADD COLUMN second_factor_at REAL",
+            // Until when a device that passed the second step signs in without it (nil: it did not ask to be remembered).
+            "ALTER TABLE device_tokens ADD COLUMN second_factor_until REAL",
         ],
     ]
 }

@@ -78,6 +78,20 @@ extension SQLiteStore {
         ).first?.column("email")?.string
     }
 
+    public func rememberSecondFactor(hash: [UInt8], email: String, until: Date) async throws -> Bool {
+        try await !write(
+            "UPDATE device_tokens SET second_factor_until = ? WHERE hash = ? AND email = ? RETURNING hash", [.time(until), .bytes(hash), .text(email)],
+            keepsSessionCache: true
+        ).isEmpty
+    }
+
+    public func deviceSecondFactorUntil(hash: [UInt8], email: String, issuedAfter: Date) async throws -> Date? {
+        try await reader.query(
+            "SELECT second_factor_until FROM device_tokens WHERE hash = ? AND email = ? AND created_at > ?",
+            [.bytes(hash), .text(email), .time(issuedAfter)]
+        ).first?.column("second_factor_until")?.double.map(Date.init(timeIntervalSince1970:))
+    }
+
     public func deleteDeviceTokens(userID: UUID) async throws -> Int {
         try await write(
             """

@@ -35,7 +35,7 @@ extension SQLiteStore {
             .uuid(s.id), .uuid(s.userID), .text(s.method), .bytes(s.accessHash), .time(s.accessExpiresAt),
             s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
             s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null, .integer(s.accessTokenNamed ? 0 : 1),
-            s.secondFactor.map(SQLiteData.text) ?? .null, s.secondFactor == nil ? .null : .time(s.createdAt),
+            s.secondFactor.map(SQLiteData.text) ?? .null, s.secondFactorAt.map(SQLiteData.time) ?? .null,
         ]
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+import Observation
+
+/// The second step of a sign-in (the first factor passed, the account has a second): one field for the
+/// authenticator app's 6-digit code or a recovery code. `PasswordForm` and `EmailCodeFlow` make one when
+/// chatterd asks for it; an app that signs in another way makes one from `ChatterError.secondFactorChallenge`.
+@MainActor @Observable
+public final class SecondStepForm {
+    /// The code as typed: the app's six digits (spaces allowed) or a recovery code `XXXXX-XXXXX`.
+    public var code = ""
+    /// "Do not ask again on this device": later sign-ins to the address skip the step (until the password changes).
+    public var rememberDevice = false
+    /// A request is on its way.
+    public private(set) var isLoading = false
+    /// The last failure, for a banner; `nil` again when the next request starts.
+    public private(set) var errorBanner: String?
+    /// The session, once the code is accepted.
+    public private(set) var signedIn: AuthSession?
+    /// The waiting sign-in expired or was completed elsewhere: start the sign-in again.
+    public private(set) var mustStartOver = false
+
+    @ObservationIgnored let client: ChatterClient
+    @ObservationIgnored let challenge: SecondFactorChallenge
+    @ObservationIgnored let email: String?
+
+    /// The step for `challenge`; `email`: the address the first step used (its device token is kept).
+    public init(client: ChatterClient, challenge: SecondFactorChallenge, email: String? = nil) {
+        self.client = client
+        self.challenge = challenge
+        self.email = email
+    }
+
+    /// What the typed text is, if anything yet: the app's code (six digits) or a recovery code (ten symbols).
+    public var kind: SecondFactorCodeKind? { SecondFactorCodeKind(code) }
+
+    /// Whether submit works: a code of either kind, no request on its way, the sign-in still waiting.
+    public var canSubmit: Bool { !isLoading && !mustStartOver && kind != nil }
+
+    /// Sends the code; returns whether it signed in. A wrong code is cleared, for the next one.
+    @discardableResult
+    public func submit() async -> Bool {
+        guard canSubmit else { return false }
+        isLoading = true
+        errorBanner = nil
+        defer { isLoading = false }
+        do {
+            signedIn = try await client.completeSignIn(challenge, code: code, email: email, rememberDevice: rememberDevice)
+        } catch {
+            code = ""
+            errorBanner = ChatterError.banner(for: error)
+            if case ChatterError.server(401, let body?) = error, body.code == .secondStepExpired { mustStartOver = true }
+        }
+        return signedIn != nil
+    }
+}
+
+/// The two kinds of code a second step takes, told apart as the user types.
+public enum SecondFactorCodeKind: Sendable, Equatable {
+    /// Six digits from the authenticator app.
+    case authenticator
+    /// One of the ten recovery codes.
+    case recovery
+
+    /// The kind `text` is (spaces and hyphens ignored), or nil while it is neither.
+    public init?(_ text: String) {
+        let kept = text.filter { $0 != " " && $0 != "-" }
+        if kept.count == 6, kept.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            self = .authenticator
+        } else if kept.count == 10, kept.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            self = .recovery
+        } else {
+            return nil
+        }
+    }
+}

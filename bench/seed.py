@@ -1,6 +1,6 @@
 """Every SQL statement the bench scripts use, in one place, so a schema change is fixed here only.
 
-Written against schema version 6 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
+Written against schema version 9 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
 through the HTTP API is preferred; direct SQL is used only where the API would take too long (a million
 sessions), and only on a database chatterd created (so its migrations ran) and is not running on.
 """
@@ -108,6 +108,77 @@ def add_signed_in_users(db_path, count, lifetime=86400, batch=50_000):
     return time.monotonic() - started
 
 
+def second_factor_key(data_dir):
+    """The key chatterd sealed authenticator secrets under (`DATA_DIR/second-factor.key`, 64 hex digits)."""
+    return bytes.fromhex((data_dir / "second-factor.key").read_text().strip())
+
+
+def bench_totp_secret(i):
+    """Seeded account i's authenticator secret (20 bytes), derived, not stored."""
+    return hashlib.sha256(b"bench-totp-%d" % i).digest()[:20]
+
+
+def bench_step_token(i):
+    """The token of seeded account i's waiting sign-in, as a client sends it (base64url of 32 bytes)."""
+    return base64.urlsafe_b64encode(hashlib.sha256(b"bench-step-%d" % i).digest()).rstrip(b"=").decode()
+
+
+def totp_code(secret, step):
+    """RFC 6238 as chatterd and the apps compute it: HMAC-SHA1 of the 30-second step, 6 digits."""
+    mac = hmac.new(secret, step.to_bytes(8, "big"), hashlib.sha1).digest()
+    offset = mac[-1] & 0x0F
+    return "%06d" % ((int.from_bytes(mac[offset:offset + 4], "big") & 0x7FFFFFFF) % 1_000_000)
+
+
+def _sealed_rows(key, count, first):
+    """(user id, sealed secret, waiting sign-in hash) for seeded accounts first ..< first + count: each secret
+    sealed as `SecretBox` seals it (AES-256-GCM under HKDF-SHA256(key, info "chatterd totp secret"), the
+    account's id as additional data, stored as nonce + ciphertext + tag)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+    box = AESGCM(HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"chatterd totp secret").derive(key))
+    for i in range(first, first + count):
+        user_id = str(uuid.UUID(bytes=hashlib.md5(b"bench-mfa-user-%d" % i).digest())).upper()
+        nonce = secrets.token_bytes(12)
+        sealed = nonce + box.encrypt(nonce, bench_totp_secret(i), user_id.encode())
+        token = base64.urlsafe_b64decode(bench_step_token(i) + "=")
+        yield user_id, sealed, hashlib.sha256(token).digest()
+
+
+def add_waiting_second_steps(db_path, key, count, first=0, batch=50_000):
+    """Adds `count` accounts with an authenticator (bench_totp_secret(i), no step used yet) and one sign-in
+    waiting for its second step (bench_step_token(i)) whose first factor, a password, passed: what the
+    second step's row sends codes for. chatterd must be stopped. `db_path` may be a PostgresDatabase.
+    Returns seconds taken."""
+    started = time.monotonic()
+    now = time.time()
+    rows = _sealed_rows(key, count, first)
+    if isinstance(db_path, PostgresDatabase):
+        return db_path.add_waiting_second_steps(rows, now, started)
+    db = _connect(db_path)
+    db.execute("PRAGMA journal_mode = OFF")
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute("BEGIN")
+    while True:
+        chunk = [next(rows, None) for _ in range(batch)]
+        chunk = [row for row in chunk if row]
+        if not chunk:
+            break
+        db.executemany(INSERT_USER, [(u, "Two-step", now) for u, _, _ in chunk])
+        db.executemany(INSERT_TOTP, [(u, sealed, now, now) for u, sealed, _ in chunk])
+        db.executemany(INSERT_SECOND_STEP, [(h, u, now + 86_400) for u, _, h in chunk])
+    db.execute("COMMIT")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.close()
+    return time.monotonic() - started
+
+
+INSERT_TOTP = "INSERT INTO totp_authenticators (user_id, sealed_secret, confirmed_at, last_step, created_at) VALUES (?, ?, ?, 0, ?)"
+# Waiting sign-ins live five minutes when chatterd makes them; seeded ones a day, so that every run finds its own.
+INSERT_SECOND_STEP = "INSERT INTO second_steps (hash, user_id, method, email, expires_at) VALUES (?, ?, 'password', NULL, ?)"
+
+
 def table_counts(db_path):
     if isinstance(db_path, PostgresDatabase):
         return db_path.table_counts()
@@ -177,6 +248,34 @@ class PostgresDatabase:
                 FROM generate_series(0, {count - 1}) i;
             COMMIT;
             ANALYZE;""")
+        return time.monotonic() - started
+
+    def add_waiting_second_steps(self, rows, now, started):
+        """The SQLite seeding's rows, through psql's \\copy from temporary files (the secrets are sealed here)."""
+        import os
+        import tempfile
+        with tempfile.TemporaryDirectory() as directory:
+            paths = {name: os.path.join(directory, name) for name in ("users", "totp", "steps")}
+            with open(paths["users"], "w") as users, open(paths["totp"], "w") as totp, open(paths["steps"], "w") as steps:
+                for user_id, sealed, step_hash in rows:
+                    users.write(f"{user_id}\tTwo-step\n")
+                    totp.write(f"{user_id}\t\\\\x{sealed.hex()}\n")
+                    steps.write(f"\\\\x{step_hash.hex()}\t{user_id}\n")
+            script = "\n".join([
+                "BEGIN;",
+                "CREATE TEMP TABLE seed_users (id uuid, display_name text);",
+                "CREATE TEMP TABLE seed_totp (user_id uuid, sealed bytea);",
+                "CREATE TEMP TABLE seed_steps (hash bytea, user_id uuid);",
+                f"\\copy seed_users FROM '{paths['users']}'",
+                f"\\copy seed_totp FROM '{paths['totp']}'",
+                f"\\copy seed_steps FROM '{paths['steps']}'",
+                "INSERT INTO users (id, display_name, created_at) SELECT id, display_name, now() FROM seed_users;",
+                "INSERT INTO totp_authenticators (user_id, sealed_secret, confirmed_at, last_step, created_at) SELECT user_id, sealed, now(), 0, now() FROM seed_totp;",
+                "INSERT INTO second_steps (hash, user_id, method, email, expires_at) SELECT hash, user_id, 'password', NULL, now() + interval '1 day' FROM seed_steps;",
+                "COMMIT;",
+                "ANALYZE;",
+            ])
+            subprocess.run(["psql", self.url, "-v", "ON_ERROR_STOP=1", "-q"], input=script, text=True, capture_output=True, check=True)
         return time.monotonic() - started
 
     def table_counts(self):

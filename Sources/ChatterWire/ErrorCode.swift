@@ -70,6 +70,9 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     /// passkey, an operator's action) on an account with a second factor, from a session that has not passed it
     /// in the last ten minutes: send a code to `NativePath.stepUp`, then retry.
     case stepUpRequired = "step_up_required"
+    /// Adding an authenticator app from a session that did not sign in within the last ten minutes: sign in
+    /// again, then add it.
+    case signInAgain = "sign_in_again"
 
     // Requests.
     /// The JSON body is malformed or misses a field; the message names it.

@@ -60,7 +60,9 @@ struct Serve: AsyncParsableCommand {
 
         let transport = try PreparedTransport.prepare(config, logger: logger)
         let secondFactorKey: [UInt8]
-        do { secondFactorKey = try SecondFactorKey.ensure(at: config.secondFactorKeyFile) } catch { throw ValidationError("\(error)") }
+        do {
+            secondFactorKey = try SecondFactorKey.ensure(at: config.secondFactorKeyFile, create: config.secondFactorKeyPath == nil)
+        } catch { throw ValidationError("\(error)") }
         let services = ServerAssembly(
             configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), secondFactorKey: secondFactorKey, logger: logger)
         if config.googleClientIDs.isEmpty {

@@ -41,6 +41,8 @@ struct AccountService: Sendable {
 
     /// Ends the user's session `id`; `SessionError.noSuchSession` when they have none by that id.
     func revoke(_ id: UUID?, of session: AuthenticatedSession, client: ClientInfo) async throws {
+        // As signing out everywhere does: ending others' sessions is what a thief would do first.
+        try await stepUp.require(session)
         guard let id, try await store.revokeSession(id: id, userID: session.user.id) else { throw SessionError.noSuchSession }
         await audit.record(.sessionRevoked, user: session.user.id, client: client, detail: id.uuidString)
     }

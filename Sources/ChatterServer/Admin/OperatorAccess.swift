@@ -1,9 +1,10 @@
 import Foundation
 
 /// Who may use the admin pages: an operator (`AdminService.requireOperator`) whose account has a second
-/// factor, unless `--admin-second-factor off` (for development; chatterd says so at start). A change to
-/// someone's account also takes a step-up (`StepUp`). `chatterd admin` runs on the server itself and asks
-/// neither.
+/// factor and whose session passed it (at sign-in or a step-up, however long ago: a remembered device, an
+/// app's hand-off or a cookie from before enrolling has not), unless `--admin-second-factor off` (for
+/// development; chatterd says so at start). A change to someone's account takes a recent step-up (`StepUp`).
+/// `chatterd admin` runs on the server itself and asks neither.
 struct OperatorAccess: Sendable {
     let admin: AdminService
     let secondFactors: any SecondFactorRepository
@@ -14,6 +15,6 @@ struct OperatorAccess: Sendable {
         try await admin.requireOperator(session.user)
         guard requiresSecondFactor else { return }
         guard try await secondFactors.totp(userID: session.user.id)?.confirmedAt != nil else { throw AdminService.Failure.operatorWithoutSecondFactor }
-        if changing { try await stepUp.require(session) }
+        if changing { try await stepUp.require(session) } else { try await stepUp.requireEver(session) }
     }
 }

@@ -60,10 +60,18 @@ public struct ServerAssembly: Sendable {
         providers = ProviderSignIn(google: google, apple: apple, audit: audit)
         // Tests and embedders that keep nothing across restarts may go without a key file: secrets sealed under a
         // key made now open only in this process.
+        let box: SecretBox
+        if let secondFactorKey {
+            // `SecondFactorKey.ensure` reads only keys of the right size: anything else is a caller's mistake.
+            guard let sealing = try? SecretBox(key: secondFactorKey) else { preconditionFailure("the second-factor key must be 32 bytes") }
+            box = sealing
+        } else {
+            box = .ephemeral()
+        }
         secondFactors = SecondFactorService(
-            store: store, box: secondFactorKey.flatMap { try? SecretBox(key: $0) } ?? .ephemeral(),
+            store: store, box: box,
             notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger), audit: audit,
-            issuer: configuration.relyingParty.name, now: now)
+            issuer: configuration.relyingParty.name, logger: logger, now: now)
         signIn = SignInService(
             users: store, sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors,
             rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit, now: now)

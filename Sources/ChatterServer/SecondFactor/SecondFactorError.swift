@@ -13,6 +13,8 @@ public enum SecondFactorError: Error, Equatable {
     /// An action that matters, on an account with a second factor, from a session that has not passed it
     /// recently (`StepUp`).
     case stepUpRequired
+    /// Adding an authenticator from a session that did not sign in within the last ten minutes.
+    case signInAgain
 }
 
 /// A waiting sign-in's token, as the answer that asks for the code carries it.

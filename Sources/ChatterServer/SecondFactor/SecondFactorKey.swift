@@ -1,21 +1,38 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The key authenticator secrets are sealed under (`SecretBox`), in a file of its own beside the database,
 /// never in it: `DATA_DIR/second-factor.key` by default, made on first start (32 random bytes, written as
 /// hex, readable by chatterd's user alone). Every instance sharing a database must be given the same file.
 public enum SecondFactorKey {
-    public static func ensure(at path: String) throws -> [UInt8] {
-        if FileManager.default.fileExists(atPath: path) {
-            let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let key = hexBytes(text), key.count == SecretBox.keyBytes else {
-                throw ConfigurationError("\(path) must hold \(SecretBox.keyBytes) bytes as \(SecretBox.keyBytes * 2) hex digits")
+    /// The key in `path`. The default file (`create`) is made when missing, exclusively (two instances
+    /// starting on one data directory agree on one key) and with mode 0600 from its first byte; a file an
+    /// operator named (`--second-factor-key`) must exist, since a key made in place of a mistyped one
+    /// would open no secret sealed before.
+    public static func ensure(at path: String, create: Bool = true) throws -> [UInt8] {
+        if !FileManager.default.fileExists(atPath: path) {
+            guard create else { throw ConfigurationError("--second-factor-key: there is no key file at \(path)") }
+            let key = SecureRandom.bytes(SecretBox.keyBytes)
+            let hex = Array((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                defer { close(fd) }
+                guard write(fd, hex, hex.count) == hex.count, fsync(fd) == 0 else {
+                    throw ConfigurationError("cannot write the second-factor key to \(path): errno \(errno)")
+                }
+                return key
             }
-            return key
+            // Another instance made it first: read theirs.
+            guard errno == EEXIST else { throw ConfigurationError("cannot create the second-factor key at \(path): errno \(errno)") }
         }
-        let key = SecureRandom.bytes(SecretBox.keyBytes)
-        let hex = key.map { String(format: "%02x", $0) }.joined() + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(hex.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ConfigurationError("cannot write the second-factor key to \(path)")
+        let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let key = hexBytes(text), key.count == SecretBox.keyBytes else {
+            throw ConfigurationError("\(path) must hold \(SecretBox.keyBytes) bytes as \(SecretBox.keyBytes * 2) hex digits")
         }
         return key
     }

@@ -1,6 +1,7 @@
 import ChatterWire
 import Crypto
 import Foundation
+import Logging
 
 /// The second factor's rules, for the native API and the pages alike: adding an authenticator app (its
 /// first code confirms it and yields ten recovery codes), the second step of a sign-in, and the code an
@@ -15,6 +16,7 @@ struct SecondFactorService: Sendable {
     let audit: AuditLog
     /// The name authenticator apps show beside the account.
     let issuer: String
+    let logger: Logger
     let now: @Sendable () -> Date
 
     /// How long a sign-in waits for its second step.
@@ -66,9 +68,16 @@ struct SecondFactorService: Sendable {
             enabledAt: record?.confirmedAt?.timeIntervalSince1970)
     }
 
+    /// Step-up's rules over this store and clock.
+    var stepUp: StepUp { StepUp(store: store, now: now) }
+
     /// A new secret, waiting for its first code; it replaces one still waiting. `account`: the name the
-    /// app shows (the account's address, else its display name).
-    func beginEnrolment(_ user: User, account: String) async throws -> TOTPEnrolment {
+    /// app shows (the account's address, else its display name). Its first code counts as a step-up, so it
+    /// is begun only from a session that signed in within the last ten minutes: a stolen old session can
+    /// neither lock the owner out with its thief's app nor step up through one.
+    func beginEnrolment(_ session: AuthenticatedSession, account: String) async throws -> TOTPEnrolment {
+        try await stepUp.requireRecentSignIn(session)
+        let user = session.user
         let totp = TOTP.random()
         guard try await store.storePendingTOTP(userID: user.id, sealedSecret: try box.seal(totp.secret, for: user.id), at: now()) else {
             throw SecondFactorError.alreadyEnabled
@@ -94,7 +103,7 @@ struct SecondFactorService: Sendable {
     /// it; answers the recovery codes, shown this once.
     func confirmEnrolment(_ session: AuthenticatedSession, code: String, client: ClientInfo) async throws -> [String] {
         let user = session.user
-        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil, let secret = box.open(record.sealedSecret, for: user.id)
+        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil, let secret = openSecret(record, for: user.id)
         else { throw SecondFactorError.notEnabled }
         try await admitGuess(user.id)
         guard let typed = TOTP.normalized(code), let step = TOTP(secret: secret).matchingStep(typed, at: now()) else {
@@ -155,7 +164,7 @@ struct SecondFactorService: Sendable {
         guard let record = try await store.totp(userID: userID), record.confirmedAt != nil else { throw SecondFactorError.notEnabled }
         try await admitGuess(userID)
         if let typed = TOTP.normalized(code) {
-            if let secret = box.open(record.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()),
+            if let secret = openSecret(record, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()),
                 try await store.useTOTPStep(userID: userID, step: step)
             {
                 try await releaseGuess(userID)
@@ -175,6 +184,18 @@ struct SecondFactorService: Sendable {
         }
         await audit.record(.secondFactorFailed, user: userID, method: method, client: client)
         throw SecondFactorError.invalidCode
+    }
+
+    /// The secret in the clear; nil, logged for the operator (never with the secret), when it does not open:
+    /// the key file is not the one it was sealed under (instances sharing a database must share it), or the
+    /// row was damaged.
+    private func openSecret(_ record: TOTPRecord, for userID: UUID) -> [UInt8]? {
+        guard let secret = box.open(record.sealedSecret, for: userID) else {
+            logger.error(
+                "an authenticator secret did not open: is --second-factor-key the key it was sealed under?", metadata: ["user": "\(userID.text)"])
+            return nil
+        }
+        return secret
     }
 
     /// One guess taken from the account's allowance, before anything is compared (one store step per counter).

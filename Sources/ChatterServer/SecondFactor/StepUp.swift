@@ -13,7 +13,23 @@ struct StepUp: Sendable {
 
     func require(_ session: AuthenticatedSession) async throws {
         guard try await store.totp(userID: session.user.id)?.confirmedAt != nil else { return }
-        guard let passed = try await store.sessionSecondFactorAt(sessionID: session.sessionID), now().timeIntervalSince(passed) < Self.window
+        guard let passed = try await store.sessionTimes(sessionID: session.sessionID)?.secondFactorAt, now().timeIntervalSince(passed) < Self.window
         else { throw SecondFactorError.stepUpRequired }
+    }
+
+    /// For what only the account's owner should start on an account with no second factor yet (adding an
+    /// authenticator, whose first code then counts as a step-up): a sign-in of this session within `window`.
+    /// A hand-off's browser session continues an app's and is no sign-in; an old or stolen session must sign
+    /// in again (`SecondFactorError.signInAgain`).
+    func requireRecentSignIn(_ session: AuthenticatedSession) async throws {
+        guard session.signInMethod != .web, let times = try await store.sessionTimes(sessionID: session.sessionID),
+            now().timeIntervalSince(times.createdAt) < Self.window
+        else { throw SecondFactorError.signInAgain }
+    }
+
+    /// The session passed a second factor at some time (at sign-in or a step-up), however long ago: what the
+    /// admin pages ask of an operator's session merely to show them.
+    func requireEver(_ session: AuthenticatedSession) async throws {
+        guard try await store.sessionTimes(sessionID: session.sessionID)?.secondFactorAt != nil else { throw SecondFactorError.stepUpRequired }
     }
 }

@@ -39,6 +39,17 @@ public struct PendingSecondStep: Sendable, Equatable {
     }
 }
 
+/// See `SecondFactorRepository.sessionTimes(sessionID:)`.
+public struct SessionTimes: Sendable, Equatable {
+    public var createdAt: Date
+    public var secondFactorAt: Date?
+
+    public init(createdAt: Date, secondFactorAt: Date?) {
+        self.createdAt = createdAt
+        self.secondFactorAt = secondFactorAt
+    }
+}
+
 /// The factor that made a session two-factor, kept with it and shown in session lists and the audit.
 public enum SecondFactorKind: String, Sendable, CaseIterable {
     /// A code from the authenticator app.

@@ -138,7 +138,8 @@ public protocol DeviceTokenRepository: Sendable {
     /// for the second step; nil when it is not (or is no such token).
     func deviceSecondFactorUntil(hash: [UInt8], email: String, issuedAfter: Date) async throws -> Date?
     /// Ends every device token of the addresses `userID` verified (a password change or reset, signing out
-    /// everywhere, disabling); returns how many.
+    /// everywhere, disabling), and with them the account's sign-ins waiting for a second step, which no
+    /// credential change may leave behind; returns how many tokens.
     @discardableResult
     func deleteDeviceTokens(userID: UUID) async throws -> Int
 }
@@ -210,7 +211,8 @@ public protocol SecondFactorRepository: Sendable {
     func useRecoveryCode(userID: UUID, hash: [UInt8]) async throws -> Int?
     /// Replaces every recovery code of a confirmed authenticator; false when the account has none.
     func replaceRecoveryCodes(userID: UUID, hashes: [[UInt8]]) async throws -> Bool
-    /// Removes the authenticator, its recovery codes and the sign-ins waiting for a code; false when there
+    /// Removes the authenticator, its recovery codes, the sign-ins waiting for a code and what remembered
+    /// devices of the account's verified addresses skip (so that none skips the next one); false when there
     /// was nothing to remove.
     func deleteSecondFactor(userID: UUID) async throws -> Bool
     /// Keeps a sign-in waiting for its second step until it is taken or expires.
@@ -221,9 +223,10 @@ public protocol SecondFactorRepository: Sendable {
     /// Removes the waiting sign-in and returns it when it had not expired, in one statement: of any number
     /// of requests completing it at once, one gets it.
     func takeSecondStep(hash: [UInt8], at: Date) async throws -> PendingSecondStep?
-    /// When the session last passed a second factor (at sign-in or a step-up), read from the database itself
-    /// (never a cache), so a step-up on another instance counts at once; nil when never or no such session.
-    func sessionSecondFactorAt(sessionID: UUID) async throws -> Date?
+    /// When the session began and when it last passed a second factor (at sign-in or a step-up; nil when
+    /// never), read from the database itself (never a cache), so a step-up on another instance counts at
+    /// once; nil when there is no such session.
+    func sessionTimes(sessionID: UUID) async throws -> SessionTimes?
     /// Records a step-up on the session of `userID`; false when the user has no such session.
     func recordStepUp(sessionID: UUID, userID: UUID, factor: String, at: Date) async throws -> Bool
 }

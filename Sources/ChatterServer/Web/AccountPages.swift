@@ -90,8 +90,11 @@ struct AccountPages {
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .revokeSession, request, context, visitor: visitor)
-        try await accounts.revoke(
-            context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
+        do {
+            try await accounts.revoke(context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
+        } catch SecondFactorError.stepUpRequired {
+            return SecondFactorAccountPages.stepUp(returningTo: "/account")
+        }
         return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
     }
 

@@ -28,13 +28,24 @@ struct AdminPages {
     static let noSuchAccount = APIError(.notFound, .notFound, "There is no such account.")
     static let signInFirst = WebSessions.redirect(to: "/auth?next=/admin")
 
-    /// The signed-in operator, nil when no one is signed in, or a 403 for anyone else (`OperatorAccess`).
-    /// `changing`: a change's form or its confirmation, which also takes a step-up (`SecondFactorError.stepUpRequired`).
-    private func signedInOperator(_ context: ChatterRequestContext, changing: Bool = false) async throws -> (WebVisitor, AuthenticatedSession)? {
+    /// Who asks, and whether they may: an operator (`OperatorAccess`), or the answer to give instead (sign in
+    /// first; confirm it is you). `changing`: a change's form or its confirmation, which takes a recent step-up.
+    private enum Access {
+        case allowed(WebVisitor, AuthenticatedSession)
+        case answer(Response)
+
+        /// The answer instead (only asked when not allowed).
+        var response: Response {
+            if case .answer(let response) = self { return response }
+            return Response(status: .internalServerError)
+        }
+    }
+
+    private func operatorAccess(_ context: ChatterRequestContext, changing: Bool = false) async throws -> Access {
         let visitor = try context.requireVisitor()
-        guard let session = visitor.session else { return nil }
-        try await access.require(session, changing: changing)
-        return (visitor, session)
+        guard let session = visitor.session else { return .answer(Self.signInFirst) }
+        do { try await access.require(session, changing: changing) } catch SecondFactorError.stepUpRequired { return .answer(stepUp(context)) }
+        return .allowed(visitor, session)
     }
 
     /// The account page the operator comes back to after a step-up.
@@ -65,7 +76,8 @@ struct AdminPages {
     }
 
     func list(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, _) = try await signedInOperator(context) else { return Self.signInFirst }
+        let asked = try await operatorAccess(context)
+        guard case .allowed(let visitor, _) = asked else { return asked.response }
         let query = String((request.uri.queryParameters.get("q") ?? "").prefix(200))
         let found = try await admin.find(query, limit: 100)
         let rows = found.map {
@@ -93,7 +105,8 @@ struct AdminPages {
     }
 
     func show(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try await signedInOperator(context) else { return Self.signInFirst }
+        let asked = try await operatorAccess(context)
+        guard case .allowed(let visitor, let session) = asked else { return asked.response }
         let id = try target(context)
         let details: AdminService.AccountDetails
         do { details = try await admin.details(of: id) } catch is AdminService.Failure {
@@ -121,9 +134,8 @@ struct AdminPages {
         _ request: Request, _ context: ChatterRequestContext, _ action: FormAction, notice: AdminNotice,
         _ body: (UUID, AuditActor, ClientInfo) async throws -> Void
     ) async throws -> Response {
-        let signedIn: (WebVisitor, AuthenticatedSession)?
-        do { signedIn = try await signedInOperator(context, changing: true) } catch SecondFactorError.stepUpRequired { return stepUp(context) }
-        guard let (visitor, session) = signedIn else { return Self.signInFirst }
+        let asked = try await operatorAccess(context, changing: true)
+        guard case .allowed(let visitor, let session) = asked else { return asked.response }
         _ = try await web.form(CSRFOnly.self, for: action, request, context, visitor: visitor)
         let id = try target(context, notSelf: session)
         try await body(id, .admin(session.user.id), context.client(request))
@@ -177,9 +189,8 @@ struct AdminPages {
     }
 
     func confirm(_ kind: Confirmation, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let signedIn: (WebVisitor, AuthenticatedSession)?
-        do { signedIn = try await signedInOperator(context, changing: true) } catch SecondFactorError.stepUpRequired { return stepUp(context) }
-        guard let (visitor, session) = signedIn else { return Self.signInFirst }
+        let asked = try await operatorAccess(context, changing: true)
+        guard case .allowed(let visitor, let session) = asked else { return asked.response }
         let id = try target(context, notSelf: session)
         let account: AccountRecord
         do { account = try await admin.account(id: id) } catch is AdminService.Failure { throw Self.noSuchAccount }
@@ -215,7 +226,8 @@ struct AdminPages {
 
     /// Filters by the query's `user` (id or email), `kind`, `since` and `until`; newest 200 first.
     func audit(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, _) = try await signedInOperator(context) else { return Self.signInFirst }
+        let asked = try await operatorAccess(context)
+        guard case .allowed(let visitor, _) = asked else { return asked.response }
         let query = request.uri.queryParameters
         let user = String((query.get("user") ?? "").prefix(200))
         let kind = query.get("kind") ?? ""

@@ -47,7 +47,12 @@ struct SecondFactorAccountPages {
     func start(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .secondFactorStart, request, context, visitor: visitor)
-        _ = try await secondFactors.beginEnrolment(session.user, account: try await secondFactors.accountName(session.user))
+        do {
+            _ = try await secondFactors.beginEnrolment(session, account: try await secondFactors.accountName(session.user))
+        } catch SecondFactorError.signInAgain {
+            // Signing in again starts a fresh session, from which the app can be added.
+            return WebSessions.redirect(to: "/auth?next=/account")
+        }
         return WebSessions.redirect(to: Self.setupPath)
     }
 

@@ -123,6 +123,17 @@ import Testing
             #expect(completed.status == .ok)
             #expect(try h.decode(SessionResponse.self, completed).deviceToken == nil, "Google proved no address here")
 
+            let apple = try await h.post(
+                NativePath.apple,
+                AppleSignInRequest(
+                    identityToken: try h.appleIssuer.sign([
+                        "iss": "https://appleid.apple.com", "aud": Harness.appleClientID, "sub": "001.ada",
+                        "iat": Int(h.clock.now.timeIntervalSince1970), "exp": Int(h.clock.now.timeIntervalSince1970) + 600,
+                        "email": "1000001@example.com", "email_verified": "true",
+                    ]), rawNonce: nil))
+            #expect(apple.status == .forbidden, "Apple, linked to the account by its verified address")
+            #expect(try h.error(apple).secondFactor != nil)
+
             let course = try await h.post(
                 "/adduser",
                 AddUserRequest(clientID: TestIssuer.clientID, idToken: try h.issuer.sign(TestIssuer.claims(subject: "1000001", name: "Ada", now: h.clock.now))))
@@ -284,6 +295,7 @@ import Testing
                 ),
                 ("sign out everywhere", try await h.post(NativePath.signOut, SignOutRequest(all: true), bearer: token)),
                 ("delete the account", try await h.delete(NativePath.me, bearer: token)),
+                ("end another session", try await h.delete(NativePath.sessions + "/" + UUID().uuidString, bearer: token)),
             ]
             for (action, answer) in refusals {
                 #expect(answer.status == .forbidden, "\(action)")
@@ -406,6 +418,89 @@ import Testing
             _ = try await h.post(
                 NativePath.secondStep, SecondStepRequest(token: waiting.token, code: base.code(totp, h), deviceToken: device, rememberDevice: true))
             #expect(try await h.post(NativePath.passwordSignIn, request).status == .forbidden)
+        }
+    }
+}
+
+/// Every one-factor way into an address's account asks: the emailed code, a reset, a sign-up on the address.
+@Suite struct SecondStepEverywhereTests {
+    let base = SecondFactorTests()
+
+    @Test(arguments: StoreBackend.available)
+    func theEmailedCodeAResetAndASignUpOnTheAddressAllAsk(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
+            let session = try await base.signUp(h)
+            let (totp, _) = try await base.enrol(h, session)
+            let email = SecondFactorTests.email
+            let before = try await h.store.sessionCount()
+
+            let verified = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: email, code: try await h.requestCode(email)))
+            #expect(verified.status == .forbidden)
+            #expect(try h.error(verified).secondFactor != nil, "the emailed code")
+            h.clock.advance(by: 61)
+            let reset = try await h.post(
+                NativePath.passwordReset, PasswordResetRequest(email: email, code: try await h.requestCode(email), newPassword: "a fresh long passphrase"))
+            #expect(reset.status == .forbidden, "a reset")
+            let waiting = try #require(try h.error(reset).secondFactor)
+            h.clock.advance(by: 61)
+            let again = try await h.post(
+                NativePath.passwordSignUp, PasswordSignUpRequest(email: email, code: try await h.requestCode(email), password: "yet another passphrase"))
+            #expect(again.status == .forbidden, "a sign-up on the address")
+            #expect(try await h.store.sessionCount() <= before, "none of them started a session")
+            #expect(
+                try await h.post(NativePath.secondStep, SecondStepRequest(token: waiting.token, code: base.code(totp, h))).status == .unauthorized,
+                "a later reset (the sign-up) ended the sign-ins waiting before it")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aPasswordChangeEndsSignInsWaitingForACode(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
+            let session = try await base.signUp(h)
+            let (totp, _) = try await base.enrol(h, session)
+            let waiting = try await base.firstFactor(h)
+            let changed = try await h.post(
+                NativePath.passwordChange, PasswordChangeRequest(currentPassword: SecondFactorTests.password, newPassword: "a fresh long passphrase"),
+                bearer: session.accessToken)
+            #expect(changed.status == .noContent)
+            let late = try await h.post(NativePath.secondStep, SecondStepRequest(token: waiting.token, code: base.code(totp, h)))
+            #expect(late.status == .unauthorized)
+            #expect(try h.error(late).code == .secondStepExpired)
+        }
+    }
+
+    @Test func addingAnAppTakesARecentSignIn() async throws {
+        try await Harness.run { h async throws in
+            let session = try await base.signUp(h)
+            h.clock.advance(by: StepUp.window)
+            let old = try await h.post(NativePath.secondFactorEnrol, json: "", bearer: session.accessToken)
+            #expect(old.status == .forbidden)
+            #expect(try h.error(old).code == .signInAgain)
+            #expect(try await h.store.totp(userID: try #require(UUID(uuidString: session.user.id))) == nil)
+            let fresh = try h.decode(
+                SessionResponse.self,
+                try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: SecondFactorTests.email, password: SecondFactorTests.password)))
+            #expect(try await h.post(NativePath.secondFactorEnrol, json: "", bearer: fresh.accessToken).status == .ok)
+        }
+    }
+
+    @Test func turningItOffForgetsRememberedDevicesSoTheNextAppIsAskedFor() async throws {
+        try await Harness.run { h async throws in
+            let session = try await base.signUp(h)
+            let (totp, _) = try await base.enrol(h, session)
+            let device = try #require(session.deviceToken)
+            let request = PasswordSignInRequest(email: SecondFactorTests.email, password: SecondFactorTests.password, deviceToken: device)
+            let waiting = try #require(try h.error(try await h.post(NativePath.passwordSignIn, request)).secondFactor)
+            let remembered = try h.decode(
+                SessionResponse.self,
+                try await h.post(
+                    NativePath.secondStep, SecondStepRequest(token: waiting.token, code: base.code(totp, h), deviceToken: device, rememberDevice: true)))
+            #expect(try await h.post(NativePath.passwordSignIn, request).status == .ok)
+            #expect(
+                try await h.post(NativePath.secondFactorDisable, SecondFactorCodeRequest(code: base.code(totp, h)), bearer: remembered.accessToken).status
+                    == .noContent)
+            let (_, _) = try await base.enrol(h, remembered)
+            #expect(try await h.post(NativePath.passwordSignIn, request).status == .forbidden, "the new app is asked for on the old device too")
         }
     }
 }

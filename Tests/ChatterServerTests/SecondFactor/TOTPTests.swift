@@ -109,5 +109,19 @@ struct TOTPTests {
         #expect(permissions == 0o600)
         try "not hex".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.self) { try SecondFactorKey.ensure(at: path) }
+        #expect(throws: ConfigurationError.self, "a named file that is missing is an error, not a new key") {
+            try SecondFactorKey.ensure(at: path + ".missing", create: false)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + ".missing"))
+    }
+
+    @Test func instancesStartingAtOnceOnOneDataDirectoryAgreeOnOneKey() async throws {
+        let path = FileManager.default.temporaryDirectory.appending(path: "second-factor-\(UUID()).key").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let keys = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<16 { group.addTask { try SecondFactorKey.ensure(at: path) } }
+            return try await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
+        }
+        #expect(keys.count == 1)
     }
 }

@@ -168,6 +168,35 @@ extension WebBrowser {
         }
     }
 
+    @Test func anOperatorsBrowserThatNeverPassedTheSecondFactorIsAskedForItFirst() async throws {
+        try await Harness.run { h async throws in
+            var old = WebBrowser(h)
+            _ = try await old.signInWithCode("root@example.com")
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("root@example.com")
+            let operatorID = try #require(try await h.store.accounts(withEmail: "root@example.com").first?.user.id)
+            try await h.services.admin.setAdmin(true, userID: operatorID, by: .commandLine(login: "test"))
+            let (totp, _) = try await browser.enrolSecondFactor(h)
+            #expect(try await browser.get("/admin").status == .ok)
+            let asked = try await old.get("/admin")
+            #expect(asked.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Fadmin", "a cookie from before the app was added")
+            _ = try await old.post(SecondFactorAccountPages.verifyPath, [("code", Self.code(totp, h)), ("next", "/admin")])
+            #expect(try await old.get("/admin").status == .ok)
+            h.clock.advance(by: StepUp.window)
+            #expect(try await old.get("/admin/audit").status == .ok, "reading needs a second factor once, not a recent one")
+        }
+    }
+
+    @Test func anOldBrowserSessionSignsInAgainBeforeAddingAnApp() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            h.clock.advance(by: StepUp.window)
+            let start = try await browser.post("/account/two-step/start", [])
+            #expect(start.headers[.location] == "/auth?next=/account")
+        }
+    }
+
     @Test func theSettingLetsOperatorsInWithoutOne() async throws {
         try await Harness.run(configure: { $0.adminRequiresSecondFactor = false }) { h async throws in
             var browser = WebBrowser(h)

@@ -19,6 +19,8 @@ extension SecondFactorError: APIErrorConvertible {
             return APIError(
                 .forbidden, .stepUpRequired,
                 "Confirm it is you: enter the code from your authenticator app (or a recovery code), then try again.")
+        case .signInAgain:
+            return APIError(.forbidden, .signInAgain, "To add an authenticator app, sign in again first (this session began over ten minutes ago).")
         case .notEnabled: return APIError(.conflict, .noSecondFactor, "This account has no second factor (or no enrolment waiting for its first code).")
         }
     }

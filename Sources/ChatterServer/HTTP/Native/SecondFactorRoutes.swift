@@ -21,8 +21,8 @@ struct SecondFactorRoutes {
             JSONResponse.make(try await secondFactors.status(try context.requireSession().user.id))
         }
         signedIn.post(RouterPath(NativePath.secondFactorEnrol)) { _, context in
-            let user = try context.requireSession().user
-            return JSONResponse.make(try await secondFactors.beginEnrolment(user, account: try await secondFactors.accountName(user)))
+            let session = try context.requireSession()
+            return JSONResponse.make(try await secondFactors.beginEnrolment(session, account: try await secondFactors.accountName(session.user)))
         }
         signedIn.post(RouterPath(NativePath.secondFactorConfirm)) { request, context in
             let body = try await request.decodeJSON(SecondFactorCodeRequest.self, context: context)

@@ -104,6 +104,7 @@ extension PostgresStore {
     public func deleteDeviceTokens(userID: UUID) async throws -> Int {
         try await rows(
             """
+            WITH steps AS (DELETE FROM second_steps WHERE user_id = \(userID))
             DELETE FROM device_tokens WHERE email IN
                 (SELECT email FROM identities WHERE user_id = \(userID) AND email IS NOT NULL AND email_verified) RETURNING hash
             """, keepsSessionCache: true

@@ -93,7 +93,11 @@ extension PostgresStore {
         try await !rows(
             """
             WITH codes AS (DELETE FROM recovery_codes WHERE user_id = \(userID)),
-                steps AS (DELETE FROM second_steps WHERE user_id = \(userID))
+                steps AS (DELETE FROM second_steps WHERE user_id = \(userID)),
+                devices AS (
+                    UPDATE device_tokens SET second_factor_until = NULL WHERE second_factor_until IS NOT NULL AND email IN
+                        (SELECT email FROM identities WHERE user_id = \(userID) AND email IS NOT NULL AND email_verified)
+                )
             DELETE FROM totp_authenticators WHERE user_id = \(userID) RETURNING user_id
             """, keepsSessionCache: true
         ).isEmpty
@@ -119,8 +123,11 @@ extension PostgresStore {
         return now < step.expiresAt ? step : nil
     }
 
-    public func sessionSecondFactorAt(sessionID: UUID) async throws -> Date? {
-        try await rows("SELECT second_factor_at FROM sessions WHERE id = \(sessionID)", keepsSessionCache: true).first?.value("second_factor_at")
+    public func sessionTimes(sessionID: UUID) async throws -> SessionTimes? {
+        guard let row = try await rows("SELECT created_at, second_factor_at FROM sessions WHERE id = \(sessionID)", keepsSessionCache: true).first else {
+            return nil
+        }
+        return SessionTimes(createdAt: try row.value("created_at"), secondFactorAt: try row.value("second_factor_at"))
     }
 
     public func recordStepUp(sessionID: UUID, userID: UUID, factor: String, at now: Date) async throws -> Bool {

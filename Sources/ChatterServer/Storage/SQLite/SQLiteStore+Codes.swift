@@ -93,12 +93,15 @@ extension SQLiteStore {
     }
 
     public func deleteDeviceTokens(userID: UUID) async throws -> Int {
-        try await write(
-            """
-            DELETE FROM device_tokens WHERE email IN
-                (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1) RETURNING hash
-            """, [.uuid(userID)], keepsSessionCache: true
-        ).count
+        try await transaction(keepsSessionCache: true) { db in
+            _ = try await db.query("DELETE FROM second_steps WHERE user_id = ?", [.uuid(userID)])
+            return try await db.query(
+                """
+                DELETE FROM device_tokens WHERE email IN
+                    (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1) RETURNING hash
+                """, [.uuid(userID)]
+            ).count
+        }
     }
 
     public func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool {

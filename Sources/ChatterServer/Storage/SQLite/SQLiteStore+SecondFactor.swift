@@ -91,6 +91,11 @@ extension SQLiteStore {
             try await transaction(keepsSessionCache: true) { db in
                 _ = try await db.query("DELETE FROM recovery_codes WHERE user_id = ?", [.uuid(userID)])
                 _ = try await db.query("DELETE FROM second_steps WHERE user_id = ?", [.uuid(userID)])
+                _ = try await db.query(
+                    """
+                    UPDATE device_tokens SET second_factor_until = NULL WHERE second_factor_until IS NOT NULL AND email IN
+                        (SELECT email FROM identities WHERE user_id = ? AND email IS NOT NULL AND email_verified = 1)
+                    """, [.uuid(userID)])
                 return try await !db.query("DELETE FROM totp_authenticators WHERE user_id = ? RETURNING user_id", [.uuid(userID)]).isEmpty
             }
         }
@@ -115,9 +120,12 @@ extension SQLiteStore {
         return now < step.expiresAt ? step : nil
     }
 
-    public func sessionSecondFactorAt(sessionID: UUID) async throws -> Date? {
-        try await reader.query("SELECT second_factor_at FROM sessions WHERE id = ?", [.uuid(sessionID)]).first?.column("second_factor_at")?.double
-            .map(Date.init(timeIntervalSince1970:))
+    public func sessionTimes(sessionID: UUID) async throws -> SessionTimes? {
+        guard let row = try await reader.query("SELECT created_at, second_factor_at FROM sessions WHERE id = ?", [.uuid(sessionID)]).first else {
+            return nil
+        }
+        return SessionTimes(
+            createdAt: try row.date("created_at"), secondFactorAt: row.column("second_factor_at")?.double.map(Date.init(timeIntervalSince1970:)))
     }
 
     public func recordStepUp(sessionID: UUID, userID: UUID, factor: String, at now: Date) async throws -> Bool {

@@ -103,7 +103,7 @@ struct SecondFactorService: Sendable {
     /// it; answers the recovery codes, shown this once.
     func confirmEnrolment(_ session: AuthenticatedSession, code: String, client: ClientInfo) async throws -> [String] {
         let user = session.user
-        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil, let secret = openSecret(record, for: user.id)
+        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil, let secret = openSecret(record.sealedSecret, for: user.id)
         else { throw SecondFactorError.notEnabled }
         try await admitGuess(user.id)
         guard let typed = TOTP.normalized(code), let step = TOTP(secret: secret).matchingStep(typed, at: now()) else {
@@ -161,19 +161,20 @@ struct SecondFactorService: Sendable {
     /// Checks `code` (an app's code or a recovery code) for the account, counted first against its guess
     /// limit, and uses it up: the app's step or the recovery code, in one store step each.
     func verify(_ code: String, userID: UUID, method: SignInMethod?, client: ClientInfo) async throws -> SecondFactorKind {
-        guard let record = try await store.totp(userID: userID), record.confirmedAt != nil else { throw SecondFactorError.notEnabled }
-        try await admitGuess(userID)
+        // The guess is counted in the statement that reads the secret: one store step before anything is compared.
+        guard let guess = try await store.takeGuess(userID: userID, window: Self.guessWindow, at: now()) else { throw SecondFactorError.notEnabled }
+        if guess.guesses > Self.guessesPerWindow { throw LimitReached(.secondFactor, retryAfter: Int(Self.guessWindow)) }
+        if guess.dayGuesses > Self.guessesPerDay { throw LimitReached(.secondFactor, retryAfter: 86_400) }
         if let typed = TOTP.normalized(code) {
-            if let secret = openSecret(record, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()),
-                try await store.useTOTPStep(userID: userID, step: step)
+            // A step at or before the last one used is refused here without a write; the store decides the rest.
+            if let secret = openSecret(guess.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()),
+                step > guess.lastStep, try await store.useTOTPStep(userID: userID, step: step)
             {
-                try await releaseGuess(userID)
                 return .totp
             }
         } else if let typed = RecoveryCode.normalized(code),
             let left = try await store.useRecoveryCode(userID: userID, hash: box.recoveryHash(typed, for: userID))
         {
-            try await releaseGuess(userID)
             await audit.record(.recoveryCodeUsed, user: userID, method: method, client: client, detail: "\(left) left")
             await notices.send(
                 to: userID, subject: "A recovery code was used for your Chatter account",
@@ -189,8 +190,8 @@ struct SecondFactorService: Sendable {
     /// The secret in the clear; nil, logged for the operator (never with the secret), when it does not open:
     /// the key file is not the one it was sealed under (instances sharing a database must share it), or the
     /// row was damaged.
-    private func openSecret(_ record: TOTPRecord, for userID: UUID) -> [UInt8]? {
-        guard let secret = box.open(record.sealedSecret, for: userID) else {
+    private func openSecret(_ sealed: [UInt8], for userID: UUID) -> [UInt8]? {
+        guard let secret = box.open(sealed, for: userID) else {
             logger.error(
                 "an authenticator secret did not open: is --second-factor-key the key it was sealed under?", metadata: ["user": "\(userID.text)"])
             return nil
@@ -198,7 +199,8 @@ struct SecondFactorService: Sendable {
         return secret
     }
 
-    /// One guess taken from the account's allowance, before anything is compared (one store step per counter).
+    /// One guess at an enrolment's first code taken from the account's allowance, before anything is compared
+    /// (one store step per counter; a confirmed authenticator counts its guesses on its own row, `takeGuess`).
     private func admitGuess(_ userID: UUID) async throws {
         let keys = Self.limitKeys(userID)
         if try await store.hit(keys[0], window: Self.guessWindow, at: now()) > Self.guessesPerWindow {
@@ -207,7 +209,7 @@ struct SecondFactorService: Sendable {
         if try await store.hit(keys[1], window: 86_400, at: now()) > Self.guessesPerDay { throw LimitReached(.secondFactor, retryAfter: 86_400) }
     }
 
-    /// The code was right: the limits are on wrong codes, so an owner who signs in often never meets them.
+    /// The first code was right: the limits are on wrong codes.
     private func releaseGuess(_ userID: UUID) async throws {
         for key in Self.limitKeys(userID) { try await store.release(key) }
     }

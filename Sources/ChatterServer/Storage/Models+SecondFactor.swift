@@ -19,6 +19,22 @@ public struct TOTPRecord: Sendable, Equatable {
     }
 }
 
+/// One guess at an authenticator, counted (`SecondFactorRepository.takeGuess`): what it is compared with,
+/// and the account's guesses so far in the window and the day, this one included.
+public struct TOTPGuess: Sendable, Equatable {
+    public var sealedSecret: [UInt8]
+    public var lastStep: Int64
+    public var guesses: Int
+    public var dayGuesses: Int
+
+    public init(sealedSecret: [UInt8], lastStep: Int64, guesses: Int, dayGuesses: Int) {
+        self.sealedSecret = sealedSecret
+        self.lastStep = lastStep
+        self.guesses = guesses
+        self.dayGuesses = dayGuesses
+    }
+}
+
 /// A sign-in whose first factor passed, waiting for its second: kept by its token's hash until a code
 /// completes it (once) or it expires.
 public struct PendingSecondStep: Sendable, Equatable {

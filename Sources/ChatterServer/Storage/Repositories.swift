@@ -203,11 +203,17 @@ public protocol SecondFactorRepository: Sendable {
     /// recovery codes' hashes, in one transaction; false when that enrolment is no longer waiting (confirmed
     /// by a parallel request, or replaced by a newer one).
     func confirmTOTP(userID: UUID, sealedSecret: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at: Date) async throws -> Bool
-    /// Records `step` as used, in one statement, only when the account's authenticator is confirmed and its
-    /// last used step is earlier: of any number of requests presenting codes of one step, one gets true.
+    /// One guess at the account's confirmed authenticator, counted before anything is compared, in the same
+    /// statement that reads what it is compared with: the guess counts in the window of `window` seconds and
+    /// in the day (a window past its end starts again at 1). However many guesses arrive at once, each sees
+    /// its own count. nil (nothing counted) when the account has no confirmed authenticator.
+    func takeGuess(userID: UUID, window: Double, at: Date) async throws -> TOTPGuess?
+    /// Records `step` as used and takes back the guess that found it (a right code is no failure), in one
+    /// statement, only when the account's authenticator is confirmed and its last used step is earlier: of any
+    /// number of requests presenting codes of one step, one gets true.
     func useTOTPStep(userID: UUID, step: Int64) async throws -> Bool
-    /// Removes the recovery code hashing to `hash`, in one statement; the codes left, or nil when it was not
-    /// one of the account's (never issued, or used already).
+    /// Removes the recovery code hashing to `hash` and takes back the guess that found it, in one step; the
+    /// codes left, or nil when it was not one of the account's (never issued, or used already).
     func useRecoveryCode(userID: UUID, hash: [UInt8]) async throws -> Int?
     /// Replaces every recovery code of a confirmed authenticator; false when the account has none.
     func replaceRecoveryCodes(userID: UUID, hashes: [[UInt8]]) async throws -> Bool

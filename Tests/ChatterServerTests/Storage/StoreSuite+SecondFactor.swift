@@ -147,4 +147,26 @@ extension StoreSuite {
             #expect(listed[one.id] == .some(nil))
         }
     }
+
+    @Test(arguments: StoreBackend.available)
+    func eachGuessIsCountedOnceEvenAmongTwoHundredAtOnceAndARightCodeTakesItsBack(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await enrolled(store)
+            #expect(try await store.takeGuess(userID: UUID(), window: 900, at: now) == nil, "no authenticator, nothing counted")
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<200 { group.addTask { try #require(try await store.takeGuess(userID: user.id, window: 900, at: now)).guesses } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(counts.sorted() == Array(1...200), "each guess sees its own count")
+            let next = try #require(try await store.takeGuess(userID: user.id, window: 900, at: now))
+            #expect(next == TOTPGuess(sealedSecret: [7, 7], lastStep: 100, guesses: 201, dayGuesses: 201))
+            #expect(try await store.useTOTPStep(userID: user.id, step: 101))
+            #expect(try await store.takeGuess(userID: user.id, window: 900, at: now)?.guesses == 201, "the right code took its guess back")
+            #expect(try await store.useRecoveryCode(userID: user.id, hash: [1]) == 2)
+            #expect(try await store.takeGuess(userID: user.id, window: 900, at: now)?.guesses == 201, "so did the recovery code")
+            let later = try #require(try await store.takeGuess(userID: user.id, window: 900, at: now.addingTimeInterval(901)))
+            #expect(later.guesses == 1 && later.dayGuesses == 202, "a new window starts at one; the day goes on")
+            #expect(try await store.takeGuess(userID: user.id, window: 900, at: now.addingTimeInterval(86_401))?.dayGuesses == 1)
+        }
+    }
 }

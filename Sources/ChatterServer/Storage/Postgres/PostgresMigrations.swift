@@ -209,7 +209,11 @@ enum PostgresMigrations {
                 sealed_secret bytea NOT NULL,
                 confirmed_at timestamptz,
                 last_step bigint NOT NULL,
-                created_at timestamptz NOT NULL
+                created_at timestamptz NOT NULL,
+                guesses integer NOT NULL DEFAULT 0,
+                guess_window_start timestamptz NOT NULL DEFAULT '-infinity',
+                day_guesses integer NOT NULL DEFAULT 0,
+                day_window_start timestamptz NOT NULL DEFAULT '-infinity'
             )
             """,
             """

@@ -49,10 +49,32 @@ extension PostgresStore {
         }
     }
 
+    public func takeGuess(userID: UUID, window: Double, at now: Date) async throws -> TOTPGuess? {
+        // A concurrent guess waits for the row and re-reads it, so each counts on the one before.
+        let windowStart = now.addingTimeInterval(-window)
+        let dayStart = now.addingTimeInterval(-86_400)
+        guard
+            let row = try await rows(
+                """
+                UPDATE totp_authenticators SET
+                    guesses = CASE WHEN guess_window_start > \(windowStart) THEN guesses + 1 ELSE 1 END,
+                    guess_window_start = CASE WHEN guess_window_start > \(windowStart) THEN guess_window_start ELSE \(now) END,
+                    day_guesses = CASE WHEN day_window_start > \(dayStart) THEN day_guesses + 1 ELSE 1 END,
+                    day_window_start = CASE WHEN day_window_start > \(dayStart) THEN day_window_start ELSE \(now) END
+                WHERE user_id = \(userID) AND confirmed_at IS NOT NULL
+                RETURNING sealed_secret, last_step, guesses, day_guesses
+                """, keepsSessionCache: true
+            ).first
+        else { return nil }
+        return TOTPGuess(
+            sealedSecret: try row.bytes("sealed_secret"), lastStep: try row.value("last_step"), guesses: Int(try row.value("guesses", as: Int32.self)),
+            dayGuesses: Int(try row.value("day_guesses", as: Int32.self)))
+    }
+
     public func useTOTPStep(userID: UUID, step: Int64) async throws -> Bool {
         try await !rows(
             """
-            UPDATE totp_authenticators SET last_step = \(step)
+            UPDATE totp_authenticators SET last_step = \(step), guesses = GREATEST(guesses - 1, 0), day_guesses = GREATEST(day_guesses - 1, 0)
             WHERE user_id = \(userID) AND confirmed_at IS NOT NULL AND last_step < \(step) RETURNING user_id
             """, keepsSessionCache: true
         ).isEmpty
@@ -63,7 +85,11 @@ extension PostgresStore {
         guard
             let row = try await rows(
                 """
-                WITH used AS (DELETE FROM recovery_codes WHERE user_id = \(userID) AND hash = \(hash.bytea) RETURNING hash)
+                WITH used AS (DELETE FROM recovery_codes WHERE user_id = \(userID) AND hash = \(hash.bytea) RETURNING hash),
+                    released AS (
+                        UPDATE totp_authenticators SET guesses = GREATEST(guesses - 1, 0), day_guesses = GREATEST(day_guesses - 1, 0)
+                        WHERE user_id = \(userID) AND EXISTS (SELECT 1 FROM used)
+                    )
                 SELECT (SELECT count(*) FROM used) AS used, (SELECT count(*) FROM recovery_codes WHERE user_id = \(userID)) AS codes
                 """, keepsSessionCache: true
             ).first, try row.value("used", as: Int64.self) == 1

@@ -327,7 +327,11 @@ enum SQLiteMigrations {
                 sealed_secret BLOB NOT NULL,
                 confirmed_at REAL,
                 last_step INTEGER NOT NULL,
-                created_at REAL NOT NULL
+                created_at REAL NOT NULL,
+                guesses INTEGER NOT NULL DEFAULT 0,
+                guess_window_start REAL NOT NULL DEFAULT 0,
+                day_guesses INTEGER NOT NULL DEFAULT 0,
+                day_window_start REAL NOT NULL DEFAULT 0
             )
             """,
             """

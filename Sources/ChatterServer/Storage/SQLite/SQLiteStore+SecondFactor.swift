@@ -49,9 +49,33 @@ extension SQLiteStore {
         }
     }
 
+    public func takeGuess(userID: UUID, window: Double, at now: Date) async throws -> TOTPGuess? {
+        // SET reads every column as it was before the statement, so each CASE sees the old window.
+        guard
+            let row = try await write(
+                """
+                UPDATE totp_authenticators SET
+                    guesses = CASE WHEN guess_window_start > ?2 THEN guesses + 1 ELSE 1 END,
+                    guess_window_start = CASE WHEN guess_window_start > ?2 THEN guess_window_start ELSE ?1 END,
+                    day_guesses = CASE WHEN day_window_start > ?3 THEN day_guesses + 1 ELSE 1 END,
+                    day_window_start = CASE WHEN day_window_start > ?3 THEN day_window_start ELSE ?1 END
+                WHERE user_id = ?4 AND confirmed_at IS NOT NULL
+                RETURNING sealed_secret, last_step, guesses, day_guesses
+                """,
+                [.time(now), .time(now.addingTimeInterval(-window)), .time(now.addingTimeInterval(-86_400)), .uuid(userID)], keepsSessionCache: true
+            ).first
+        else { return nil }
+        return TOTPGuess(
+            sealedSecret: Array(row.column("sealed_secret")?.blob?.readableBytesView ?? []), lastStep: Int64(row.column("last_step")?.integer ?? 0),
+            guesses: row.column("guesses")?.integer ?? 0, dayGuesses: row.column("day_guesses")?.integer ?? 0)
+    }
+
     public func useTOTPStep(userID: UUID, step: Int64) async throws -> Bool {
         try await !write(
-            "UPDATE totp_authenticators SET last_step = ?1 WHERE user_id = ?2 AND confirmed_at IS NOT NULL AND last_step < ?1 RETURNING user_id",
+            """
+            UPDATE totp_authenticators SET last_step = ?1, guesses = max(guesses - 1, 0), day_guesses = max(day_guesses - 1, 0)
+            WHERE user_id = ?2 AND confirmed_at IS NOT NULL AND last_step < ?1 RETURNING user_id
+            """,
             [.integer(Int(step)), .uuid(userID)], keepsSessionCache: true
         ).isEmpty
     }
@@ -61,6 +85,9 @@ extension SQLiteStore {
             try await transaction(keepsSessionCache: true) { db in
                 guard try await !db.query("DELETE FROM recovery_codes WHERE user_id = ? AND hash = ? RETURNING hash", [.uuid(userID), .bytes(hash)]).isEmpty
                 else { return nil }
+                _ = try await db.query(
+                    "UPDATE totp_authenticators SET guesses = max(guesses - 1, 0), day_guesses = max(day_guesses - 1, 0) WHERE user_id = ?",
+                    [.uuid(userID)])
                 return try await db.query("SELECT count(*) AS n FROM recovery_codes WHERE user_id = ?", [.uuid(userID)]).first?.column("n")?.integer ?? 0
             }
         }

@@ -53,9 +53,11 @@ struct SecondFactorService: Sendable {
         guard let bytes = Base64URL.decode(token), bytes.count == 32, let waiting = try await store.secondStep(hash: Self.hash(bytes), at: now()),
             let user = try await store.user(id: waiting.userID)
         else { throw SecondFactorError.stepExpired }
-        let factor = try await verify(code, userID: user.id, method: SignInMethod(rawValue: waiting.method), client: client)
-        guard let taken = try await store.takeSecondStep(hash: waiting.hash, at: now()) else { throw SecondFactorError.stepExpired }
-        return (taken, user, factor)
+        let checked = try await check(code, userID: user.id, method: SignInMethod(rawValue: waiting.method), client: client, completing: waiting.hash)
+        // An app code took the waiting sign-in with its step; a recovery code's is taken now.
+        let taken = checked.completed ? checked.taken : try await store.takeSecondStep(hash: waiting.hash, at: now())
+        guard let taken else { throw SecondFactorError.stepExpired }
+        return (taken, user, checked.factor)
     }
 
     // MARK: Adding, renewing and removing
@@ -161,16 +163,31 @@ struct SecondFactorService: Sendable {
     /// Checks `code` (an app's code or a recovery code) for the account, counted first against its guess
     /// limit, and uses it up: the app's step or the recovery code, in one store step each.
     func verify(_ code: String, userID: UUID, method: SignInMethod?, client: ClientInfo) async throws -> SecondFactorKind {
+        try await check(code, userID: userID, method: method, client: client, completing: nil).factor
+    }
+
+    /// What a right code did: its kind and, when an app code completed the waiting sign-in `completing` in the
+    /// same store step as its time step (`completed`), that sign-in (nil when it had gone meanwhile).
+    private struct Checked {
+        var factor: SecondFactorKind
+        var completed = false
+        var taken: PendingSecondStep? = nil
+    }
+
+    private func check(_ code: String, userID: UUID, method: SignInMethod?, client: ClientInfo, completing hash: [UInt8]?) async throws -> Checked {
         // The guess is counted in the statement that reads the secret: one store step before anything is compared.
         guard let guess = try await store.takeGuess(userID: userID, window: Self.guessWindow, at: now()) else { throw SecondFactorError.notEnabled }
         if guess.guesses > Self.guessesPerWindow { throw LimitReached(.secondFactor, retryAfter: Int(Self.guessWindow)) }
         if guess.dayGuesses > Self.guessesPerDay { throw LimitReached(.secondFactor, retryAfter: 86_400) }
         if let typed = TOTP.normalized(code) {
             // A step at or before the last one used is refused here without a write; the store decides the rest.
-            if let secret = openSecret(guess.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()),
-                step > guess.lastStep, try await store.useTOTPStep(userID: userID, step: step)
-            {
-                return .totp
+            if let secret = openSecret(guess.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()), step > guess.lastStep {
+                if let hash {
+                    let (used, taken) = try await store.useTOTPStep(userID: userID, step: step, completing: hash, at: now())
+                    if used { return Checked(factor: .totp, completed: true, taken: taken) }
+                } else if try await store.useTOTPStep(userID: userID, step: step) {
+                    return Checked(factor: .totp)
+                }
             }
         } else if let typed = RecoveryCode.normalized(code),
             let left = try await store.useRecoveryCode(userID: userID, hash: box.recoveryHash(typed, for: userID))
@@ -181,7 +198,7 @@ struct SecondFactorService: Sendable {
                 body:
                     "One of your recovery codes was used to sign in to your Chatter account; \(left) are left. If this was not you, reset your password and turn the second factor off and on again."
             )
-            return .recoveryCode
+            return Checked(factor: .recoveryCode)
         }
         await audit.record(.secondFactorFailed, user: userID, method: method, client: client)
         throw SecondFactorError.invalidCode

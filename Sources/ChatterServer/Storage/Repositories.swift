@@ -212,6 +212,10 @@ public protocol SecondFactorRepository: Sendable {
     /// statement, only when the account's authenticator is confirmed and its last used step is earlier: of any
     /// number of requests presenting codes of one step, one gets true.
     func useTOTPStep(userID: UUID, step: Int64) async throws -> Bool
+    /// `useTOTPStep` and, when the step was used, `takeSecondStep(hash:at:)` for the waiting sign-in of
+    /// `userID` the code completes: the second step's writes, which a store may make one statement
+    /// (PostgreSQL: one round trip). `taken` is nil when the waiting sign-in had gone (the step is used all the same).
+    func useTOTPStep(userID: UUID, step: Int64, completing hash: [UInt8], at: Date) async throws -> (used: Bool, taken: PendingSecondStep?)
     /// Removes the recovery code hashing to `hash` and takes back the guess that found it, in one step; the
     /// codes left, or nil when it was not one of the account's (never issued, or used already).
     func useRecoveryCode(userID: UUID, hash: [UInt8]) async throws -> Int?

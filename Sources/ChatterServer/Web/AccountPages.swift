@@ -47,7 +47,7 @@ struct AccountPages {
     }
 
     /// The signed-in visitor, or a redirect to sign in and come back.
-    func signedIn(_ context: ChatterRequestContext) throws -> (WebVisitor, AuthenticatedSession)? {
+    static func signedIn(_ context: ChatterRequestContext) throws -> (WebVisitor, AuthenticatedSession)? {
         let visitor = try context.requireVisitor()
         guard let session = visitor.session else { return nil }
         return (visitor, session)
@@ -57,7 +57,7 @@ struct AccountPages {
 
     /// The page, or (`error`) the page again with what a form on it could not do.
     func show(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
+        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
         let profile = try await accounts.profile(session.user)
         let records = try await accounts.sessions(of: session.user)
         let notice = error == nil ? request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text : nil
@@ -88,7 +88,7 @@ struct AccountPages {
     }
 
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
+        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .revokeSession, request, context, visitor: visitor)
         do {
             try await accounts.revoke(context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
@@ -104,7 +104,7 @@ struct AccountPages {
     }
 
     func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return WebSessions.redirect(to: "/") }
+        guard let (visitor, session) = try Self.signedIn(context) else { return WebSessions.redirect(to: "/") }
         let form = try await web.form(SignOutForm.self, for: .signOut, request, context, visitor: visitor)
         let everywhere = form.scope == "everywhere"
         do {
@@ -126,7 +126,7 @@ struct AccountPages {
     }
 
     func confirmDeletion(_ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
+        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
         // Asked before the confirmation, so that the step-up comes back to it.
         do { try await stepUp.require(session) } catch SecondFactorError.stepUpRequired {
             return SecondFactorAccountPages.stepUp(returningTo: "/account/delete")
@@ -139,7 +139,7 @@ struct AccountPages {
     }
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return Self.signInFirst }
+        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .deleteAccount, request, context, visitor: visitor)
         do {
             try await accounts.deleteAccount(session, client: context.client(request))

@@ -104,7 +104,7 @@ struct PasskeyPages {
     }
 
     func add(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try account.signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         let form = try await web.form(CredentialForm.self, for: .passkeyAdd, request, context, visitor: visitor)
         do {
             let credential = try form.decoded(RegistrationResponseJSON.self)
@@ -122,7 +122,7 @@ struct PasskeyPages {
     }
 
     func rename(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try account.signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         let form = try await web.form(RenameForm.self, for: .passkeyRename, request, context, visitor: visitor)
         do {
             _ = try await passkeys.rename(context.parameters.get("id") ?? "", to: form.name, user: session.user, client: context.client(request))
@@ -133,7 +133,7 @@ struct PasskeyPages {
     }
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try account.signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .passkeyDelete, request, context, visitor: visitor)
         do {
             try await passkeys.delete(context.parameters.get("id") ?? "", user: session.user, client: context.client(request))

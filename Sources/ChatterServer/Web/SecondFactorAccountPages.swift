@@ -30,12 +30,6 @@ struct SecondFactorAccountPages {
         WebSessions.redirect(to: verifyPath + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "%2Faccount"))
     }
 
-    private func signedIn(_ context: ChatterRequestContext) throws -> (WebVisitor, AuthenticatedSession)? {
-        let visitor = try context.requireVisitor()
-        guard let session = visitor.session else { return nil }
-        return (visitor, session)
-    }
-
     struct CodeForm: WebForm {
         let csrf: String
         let code: String
@@ -45,7 +39,7 @@ struct SecondFactorAccountPages {
     // MARK: Adding an authenticator app
 
     func start(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .secondFactorStart, request, context, visitor: visitor)
         do {
             _ = try await secondFactors.beginEnrolment(session, account: try await secondFactors.accountName(session.user))
@@ -66,7 +60,7 @@ struct SecondFactorAccountPages {
     }
 
     func setup(_ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         guard let enrolment = try await secondFactors.pendingEnrolment(session.user, account: try await secondFactors.accountName(session.user)) else {
             return WebSessions.redirect(to: "/account")
         }
@@ -88,7 +82,7 @@ struct SecondFactorAccountPages {
     }
 
     func confirm(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         let form = try await web.form(CodeForm.self, for: .secondFactorConfirm, request, context, visitor: visitor)
         do {
             let codes = try await secondFactors.confirmEnrolment(session, code: form.code, client: context.client(request))
@@ -106,14 +100,14 @@ struct SecondFactorAccountPages {
     // MARK: Renewing and removing
 
     func regenerate(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         let form = try await web.form(CodeForm.self, for: .recoveryCodes, request, context, visitor: visitor)
         let codes = try await secondFactors.regenerateRecoveryCodes(session.user, code: form.code, client: context.client(request))
         return codesPage(codes, visitor: visitor, notice: "New recovery codes: the old ones no longer work.")
     }
 
     func disable(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         let form = try await web.form(CodeForm.self, for: .secondFactorDisable, request, context, visitor: visitor)
         try await secondFactors.disable(session.user, code: form.code, client: context.client(request))
         return WebSessions.redirect(to: "/account?notice=\(Notice.twoStepOff.rawValue)")
@@ -127,14 +121,14 @@ struct SecondFactorAccountPages {
     }
 
     func verifyPage(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil, next: String? = nil) throws -> Response {
-        guard let (visitor, _) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, _) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         let next = (next ?? request.uri.queryParameters.get("next")).flatMap(WebSessions.sameSitePath) ?? "/account"
         let page = VerifyPage(frame: pages.frame("Confirm it is you", visitor, error: error?.body.message), next: next)
         return pages.render("verify", page, status: error?.status ?? .ok, visitor: visitor)
     }
 
     func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try signedIn(context) else { return AccountPages.signInFirst }
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         let form = try await web.form(CodeForm.self, for: .stepUp, request, context, visitor: visitor)
         do {
             try await secondFactors.stepUp(session, code: form.code, client: context.client(request))

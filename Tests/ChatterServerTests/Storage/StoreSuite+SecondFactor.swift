@@ -169,4 +169,31 @@ extension StoreSuite {
             #expect(try await store.takeGuess(userID: user.id, window: 900, at: now.addingTimeInterval(86_401))?.dayGuesses == 1)
         }
     }
+
+    @Test(arguments: StoreBackend.available)
+    func anAppCodeUsesItsStepAndTakesTheWaitingSignInTogetherOnce(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await enrolled(store)
+            let waiting = PendingSecondStep(hash: [4, 2], userID: user.id, method: "password", email: nil, expiresAt: now.addingTimeInterval(300))
+            try await store.storeSecondStep(waiting)
+            let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<100 {
+                    group.addTask {
+                        let (used, taken) = try await store.useTOTPStep(userID: user.id, step: 101, completing: [4, 2], at: now)
+                        #expect(used == (taken != nil), "whoever uses the step takes the sign-in")
+                        return used
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(outcomes == 1)
+            #expect(try await store.secondStep(hash: [4, 2], at: now) == nil)
+            let (used, taken) = try await store.useTOTPStep(userID: user.id, step: 102, completing: [4, 2], at: now)
+            #expect(used && taken == nil, "the step is used even when the sign-in had gone")
+            let other = try await store.signIn(appleAda)
+            try await store.storeSecondStep(PendingSecondStep(hash: [9], userID: other.id, method: "apple", email: nil, expiresAt: now.addingTimeInterval(60)))
+            #expect(try await store.useTOTPStep(userID: user.id, step: 103, completing: [9], at: now).taken == nil, "another account's waiting sign-in")
+            #expect(try await store.secondStep(hash: [9], at: now) != nil)
+        }
+    }
 }

@@ -21,7 +21,7 @@ extension PostgresStore {
     public func storePendingTOTP(userID: UUID, sealedSecret: [UInt8], at now: Date) async throws -> Bool {
         let rows = try await rows(
             """
-            WITH account AS (SELECT id FROM users WHERE id = \(userID)),
+            WITH account AS (SELECT id FROM users WHERE id = \(userID) FOR KEY SHARE),
                 stored AS (
                     INSERT INTO totp_authenticators (user_id, sealed_secret, confirmed_at, last_step, created_at)
                     SELECT id, \(sealedSecret.bytea), NULL, 0, \(now) FROM account
@@ -78,6 +78,22 @@ extension PostgresStore {
             WHERE user_id = \(userID) AND confirmed_at IS NOT NULL AND last_step < \(step) RETURNING user_id
             """, keepsSessionCache: true
         ).isEmpty
+    }
+
+    public func useTOTPStep(userID: UUID, step: Int64, completing hash: [UInt8], at now: Date) async throws -> (used: Bool, taken: PendingSecondStep?) {
+        let rows = try await rows(
+            """
+            WITH used AS (
+                    UPDATE totp_authenticators SET last_step = \(step), guesses = GREATEST(guesses - 1, 0), day_guesses = GREATEST(day_guesses - 1, 0)
+                    WHERE user_id = \(userID) AND confirmed_at IS NOT NULL AND last_step < \(step) RETURNING user_id
+                ),
+                taken AS (DELETE FROM second_steps WHERE hash = \(hash.bytea) AND user_id IN (SELECT user_id FROM used) RETURNING *)
+            SELECT (SELECT count(*) FROM used) AS used, taken.* FROM (SELECT 1) one LEFT JOIN taken ON true
+            """, keepsSessionCache: true)
+        guard let row = rows.first, try row.value("used", as: Int64.self) == 1 else { return (false, nil) }
+        guard try row.optionalBytes("hash") != nil else { return (true, nil) }
+        let taken = try Self.secondStep(row)
+        return (true, now < taken.expiresAt ? taken : nil)
     }
 
     public func useRecoveryCode(userID: UUID, hash: [UInt8]) async throws -> Int? {

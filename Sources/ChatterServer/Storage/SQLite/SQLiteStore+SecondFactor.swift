@@ -71,14 +71,26 @@ extension SQLiteStore {
     }
 
     public func useTOTPStep(userID: UUID, step: Int64) async throws -> Bool {
-        try await !write(
-            """
-            UPDATE totp_authenticators SET last_step = ?1, guesses = max(guesses - 1, 0), day_guesses = max(day_guesses - 1, 0)
-            WHERE user_id = ?2 AND confirmed_at IS NOT NULL AND last_step < ?1 RETURNING user_id
-            """,
-            [.integer(Int(step)), .uuid(userID)], keepsSessionCache: true
-        ).isEmpty
+        try await !write(Self.useStepSQL, [.integer(Int(step)), .uuid(userID)], keepsSessionCache: true).isEmpty
     }
+
+    /// Two statements, not a transaction: SQLite's `BEGIN` and `COMMIT` would cost as much as both, and each
+    /// is decided on its own (the step used once; the waiting sign-in taken once).
+    public func useTOTPStep(userID: UUID, step: Int64, completing hash: [UInt8], at now: Date) async throws -> (used: Bool, taken: PendingSecondStep?) {
+        guard try await useTOTPStep(userID: userID, step: step) else { return (false, nil) }
+        guard
+            let row = try await write(
+                "DELETE FROM second_steps WHERE hash = ? AND user_id = ? RETURNING *", [.bytes(hash), .uuid(userID)], keepsSessionCache: true
+            ).first
+        else { return (true, nil) }
+        let taken = try Self.secondStep(row)
+        return (true, now < taken.expiresAt ? taken : nil)
+    }
+
+    static let useStepSQL = """
+        UPDATE totp_authenticators SET last_step = ?1, guesses = max(guesses - 1, 0), day_guesses = max(day_guesses - 1, 0)
+        WHERE user_id = ?2 AND confirmed_at IS NOT NULL AND last_step < ?1 RETURNING user_id
+        """
 
     public func useRecoveryCode(userID: UUID, hash: [UInt8]) async throws -> Int? {
         try await durable {

@@ -567,7 +567,7 @@ def second_factor(server, shots):
         visit.submit("form[action='/auth/second-factor'] button")
         check(visit.signed_in_as() == "kat", "signed in with the password and the app's code")
         visit.go("/account")
-        check("Two-step" in visit.find(".sessions li").text, "the session list shows the second factor")
+        check("password + authenticator app" in visit.find(".sessions li").text, "the session list shows the second factor")
         step("sign out, sign in with the password and the app's code (a wrong code is refused)")
 
         visit.submit("button[value='this']")

@@ -25,8 +25,6 @@ struct AccountPages {
         struct Item {
             let id, device, createdISO, createdUTC, usedISO, usedUTC: String
             let current: Bool
-            /// Its sign-in passed a second factor (or a passkey, two in one).
-            let twoFactor: Bool
         }
         struct Passkey {
             let id, name, createdISO, createdUTC: String
@@ -74,17 +72,24 @@ struct AccountPages {
             sessions: records.map {
                 Page.Item(
                     id: $0.id.uuidString, device: Self.describe($0), createdISO: WebTime.iso($0.createdAt), createdUTC: WebTime.utc($0.createdAt),
-                    usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID,
-                    twoFactor: $0.secondFactor != nil)
+                    usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID)
             },
             twoStep: try await secondFactors.status(session.user.id), isOperator: try await accounts.isOperator(session.user))
         return pages.render("account", page, status: error?.status ?? .ok, visitor: visitor)
     }
 
     /// A session as a person recognises it: the browser or app, and how it signed in.
+    /// The sign-in says which factors it passed: `Chrome on Linux (password + authenticator app)`.
     static func describe(_ record: SessionRecord) -> String {
         let agent = record.userAgent.map(UserAgentName.short) ?? "Unknown device"
-        return "\(agent) (\(record.method))"
+        let factor: String =
+            switch record.secondFactor.flatMap(SecondFactorKind.init(rawValue:)) {
+            case .totp: " + authenticator app"
+            case .recoveryCode: " + recovery code"
+            case .rememberedDevice: " + remembered device"
+            case .passkey, nil: ""
+            }
+        return "\(agent) (\(record.method)\(factor))"
     }
 
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {

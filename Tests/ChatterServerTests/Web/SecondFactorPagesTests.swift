@@ -48,7 +48,8 @@ extension WebBrowser {
             let (totp, codes) = try await browser.enrolSecondFactor(h)
             #expect(codes.count == 10)
             let account = WebBrowser.text(try await browser.get("/account"))
-            #expect(account.contains("10 recovery codes left") && account.contains("(email + authenticator app)"), "the session that confirmed the app stepped up")
+            #expect(
+                account.contains("10 recovery codes left") && account.contains("(email + authenticator app)"), "the session that confirmed the app stepped up")
 
             var other = WebBrowser(h)
             let first = try await other.signInWithCode("ada@example.com", next: "/account")

@@ -57,11 +57,11 @@ def _connect(db_path):
     return db
 
 
-def _check_columns(db):
+def _check_columns(db, statements=None):
     """Fails clearly when the schema no longer matches the INSERTs: a named column is gone, or a new
     NOT NULL column without a default would make them fail. Checked against the live schema because a
     pre-release migration may be edited in place without changing user_version."""
-    for sql in (INSERT_USER, INSERT_IDENTITY, INSERT_SESSION):
+    for sql in statements or (INSERT_USER, INSERT_IDENTITY, INSERT_SESSION):
         table, names = re.match(r"INSERT INTO (\w+) \(([^)]*)\)", sql).groups()
         named = {name.strip() for name in names.split(",")}
         # PRAGMA table_info rows: (cid, name, type, notnull, default, pk)
@@ -157,6 +157,7 @@ def add_waiting_second_steps(db_path, key, count, first=0, batch=50_000):
     if isinstance(db_path, PostgresDatabase):
         return db_path.add_waiting_second_steps(rows, now, started)
     db = _connect(db_path)
+    _check_columns(db, (INSERT_USER, INSERT_TOTP, INSERT_SECOND_STEP))
     db.execute("PRAGMA journal_mode = OFF")
     db.execute("PRAGMA synchronous = OFF")
     db.execute("BEGIN")

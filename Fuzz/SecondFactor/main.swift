@@ -4,7 +4,7 @@
 //      `SecondFactorService` reads them
 //   1  a code request's JSON body (`SecondFactorCodeRequest`: confirm, step-up, new codes, turn off)
 //   2  a typed code through `TOTP.normalized`, `RecoveryCode.normalized` and `TOTP.matchingStep`
-//   3  an account name through the enrolment's key URI (`TOTP.uri`) and the QR code drawn from it
+//   3  an account name through the enrolment's key URI (`TOTP.uri`)
 
 import ChatterWire
 import Foundation
@@ -53,23 +53,23 @@ func checkCode(_ code: String) {
     }
 }
 
+/// A token decodes to the bytes its characters carry (unused trailing bits, as base64 allows, change
+/// nothing: the waiting sign-in is found by the bytes' hash), and those bytes encode and decode back.
 func checkToken(_ token: String) {
     guard let bytes = Base64URL.decode(token) else { return }
-    invariant(Base64URL.encode(bytes) == token, "a token decoded from a non-canonical form")
+    invariant(bytes.count == token.utf8.count * 3 / 4, "\(token.utf8.count) characters decoded to \(bytes.count) bytes")
+    invariant(Base64URL.decode(Base64URL.encode(bytes)) == bytes, "a token's bytes do not survive encoding")
 }
 
-/// The key URI carries exactly one secret and one issuer whatever the account name, and its QR code is a
-/// symbol of a size the standard allows or a refusal.
+/// The key URI carries exactly one secret and one issuer whatever the account name. (Its QR code is left to
+/// the unit tests, which decode it with zbar: drawing one under ASan takes seconds, and its input is this
+/// URI, not bytes a client chose.)
 func checkEnrolment(_ name: String) {
     let uri = totp.uri(issuer: "Chatter", account: name)
     guard let parts = URLComponents(string: uri) else { fatalError("fuzz invariant violated: the key URI does not parse: \(uri)") }
     invariant(parts.scheme == "otpauth" && parts.host == "totp" && parts.fragment == nil, "the name moved the URI's parts: \(uri)")
     invariant(parts.queryItems?.filter { $0.name == "secret" }.map(\.value) == [totp.base32Secret], "the name added a secret: \(uri)")
     invariant(parts.queryItems?.filter { $0.name == "issuer" }.map(\.value) == ["Chatter"], "the name added an issuer: \(uri)")
-    if let symbol = try? QRCode(bytes: Array(uri.utf8)) {
-        invariant((21...177).contains(symbol.size) && (symbol.size - 17) % 4 == 0, "a QR code of \(symbol.size) modules")
-        invariant(symbol.svg().utf8.allSatisfy { $0 < 128 && $0 != UInt8(ascii: "&") }, "the SVG holds more than markup and numbers")
-    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

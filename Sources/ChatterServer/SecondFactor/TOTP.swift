@@ -51,13 +51,15 @@ struct TOTP: Sendable {
     /// `otpauth://totp/ISSUER:ACCOUNT?secret=…&issuer=ISSUER&algorithm=SHA1&digits=6&period=30`, the label
     /// and issuer percent-encoded so that a colon or `&` in either cannot add or move a parameter.
     func uri(issuer: String, account: String) -> String {
-        var label = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
-        label.insert(charactersIn: "-._~@")
-        let issuerText = issuer.addingPercentEncoding(withAllowedCharacters: label) ?? "Chatter"
-        let accountText = account.addingPercentEncoding(withAllowedCharacters: label) ?? ""
+        let issuerText = issuer.addingPercentEncoding(withAllowedCharacters: Self.labelCharacters) ?? "Chatter"
+        let accountText = account.addingPercentEncoding(withAllowedCharacters: Self.labelCharacters) ?? ""
         return
             "otpauth://totp/\(issuerText):\(accountText)?secret=\(base32Secret)&issuer=\(issuerText)&algorithm=SHA1&digits=\(Self.digits)&period=\(Int(Self.period))"
     }
+
+    /// What a label keeps unescaped: RFC 3986's unreserved characters (ASCII only) and `@`, written out rather
+    /// than derived from `CharacterSet.alphanumerics`, which is every script's letters.
+    static let labelCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~@")
 
     /// A code as a person types it: six digits, spaces and a middle hyphen forgiven (apps show `123 456`).
     static func normalized(_ typed: String) -> String? {

@@ -101,3 +101,43 @@ public struct SecondFactorStatus: Codable, Sendable, Equatable {
         self.enabledAt = enabledAt
     }
 }
+
+/// A second-factor code as a person types it, read the one way both chatterd and ChatterKit read it, so that
+/// what a form accepts is what the server compares.
+public enum SecondFactorCode: Sendable, Equatable {
+    /// The authenticator app's six ASCII digits, spaces and hyphens dropped (apps show `123 456`).
+    case authenticator(String)
+    /// A recovery code: ten symbols of `recoveryAlphabet`, any case, hyphens and spaces dropped, O read as 0
+    /// and I or L as 1 (Crockford's rules).
+    case recovery(String)
+
+    /// Crockford's base32: no I, L, O or U to misread.
+    public static let recoveryAlphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    /// Symbols in a recovery code.
+    public static let recoveryLength = 10
+
+    /// The code `typed` is, or nil when it is neither kind (any non-ASCII character, a wrong length).
+    public init?(_ typed: String) {
+        var kept: [UInt8] = []
+        for scalar in typed.unicodeScalars where scalar != " " && scalar != "-" {
+            guard scalar.isASCII, kept.count < Self.recoveryLength else { return nil }
+            kept.append(UInt8(scalar.value))
+        }
+        if kept.count == 6, kept.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            self = .authenticator(String(decoding: kept, as: UTF8.self))
+            return
+        }
+        guard kept.count == Self.recoveryLength else { return nil }
+        var symbols: [UInt8] = []
+        for byte in kept {
+            let upper = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+            switch upper {
+            case UInt8(ascii: "O"): symbols.append(UInt8(ascii: "0"))
+            case UInt8(ascii: "I"), UInt8(ascii: "L"): symbols.append(UInt8(ascii: "1"))
+            case let symbol where Self.recoveryAlphabet.contains(symbol): symbols.append(symbol)
+            default: return nil
+            }
+        }
+        self = .recovery(String(decoding: symbols, as: UTF8.self))
+    }
+}

@@ -9,7 +9,7 @@ extension ChatterClient {
     public func completeSignIn(_ challenge: SecondFactorChallenge, code: String, email: String? = nil, rememberDevice: Bool = false) async throws
         -> AuthSession
     {
-        let device = await email.asyncMap { await deviceToken(for: $0) } ?? nil
+        let device = if let email { await deviceToken(for: email) } else { String?.none }
         let request = SecondStepRequest(token: challenge.token, code: code, deviceToken: device, rememberDevice: rememberDevice ? true : nil)
         return try await signIn(NativePath.secondStep, request, email: email)
     }
@@ -72,12 +72,5 @@ extension ChatterError {
     public var isStepUpRequired: Bool {
         guard case .server(403, let body?) = self else { return false }
         return body.code == .stepUpRequired
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async -> T) async -> T? {
-        guard let self else { return nil }
-        return await transform(self)
     }
 }

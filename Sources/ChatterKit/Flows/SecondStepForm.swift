@@ -61,15 +61,12 @@ public enum SecondFactorCodeKind: Sendable, Equatable {
     /// One of the ten recovery codes.
     case recovery
 
-    /// The kind `text` is (spaces and hyphens ignored), or nil while it is neither.
+    /// The kind `text` is, read as chatterd reads it (`SecondFactorCode`), or nil while it is neither.
     public init?(_ text: String) {
-        let kept = text.filter { $0 != " " && $0 != "-" }
-        if kept.count == 6, kept.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            self = .authenticator
-        } else if kept.count == 10, kept.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
-            self = .recovery
-        } else {
-            return nil
+        switch SecondFactorCode(text) {
+        case .authenticator: self = .authenticator
+        case .recovery: self = .recovery
+        case nil: return nil
         }
     }
 }

@@ -14,7 +14,7 @@ struct OperatorAccess: Sendable {
     func require(_ session: AuthenticatedSession, changing: Bool) async throws {
         try await admin.requireOperator(session.user)
         guard requiresSecondFactor else { return }
-        guard try await secondFactors.totp(userID: session.user.id)?.confirmedAt != nil else { throw AdminService.Failure.operatorWithoutSecondFactor }
+        guard try await secondFactors.hasSecondFactor(userID: session.user.id) else { throw AdminService.Failure.operatorWithoutSecondFactor }
         if changing { try await stepUp.require(session) } else { try await stepUp.requireEver(session) }
     }
 }

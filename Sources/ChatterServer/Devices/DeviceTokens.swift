@@ -30,8 +30,7 @@ public struct DeviceTokens: Sendable {
 
     /// The device `presented` names, when it was issued for `email` and has not expired: the key of its own allowance.
     public func device(_ presented: String?, for email: String) async throws -> Device? {
-        guard let presented, !presented.isEmpty, presented.utf8.count <= 128 else { return nil }
-        let hash = SessionToken.hash(presented)
+        guard let hash = Self.hash(presented) else { return nil }
         guard try await store.deviceTokenEmail(hash: hash, issuedAfter: now().addingTimeInterval(-Self.lifetime)) == email else { return nil }
         return Device(key: hash.map { String(format: "%02x", $0) }.joined())
     }
@@ -44,10 +43,15 @@ public struct DeviceTokens: Sendable {
 
     /// Whether the device `presented` names passed the second step for `email` recently enough to skip it.
     func remembersSecondFactor(_ presented: String?, for email: String) async throws -> Bool {
-        guard let presented, !presented.isEmpty, presented.utf8.count <= 128 else { return false }
-        let until = try await store.deviceSecondFactorUntil(
-            hash: SessionToken.hash(presented), email: email, issuedAfter: now().addingTimeInterval(-Self.lifetime))
+        guard let hash = Self.hash(presented) else { return false }
+        let until = try await store.deviceSecondFactorUntil(hash: hash, email: email, issuedAfter: now().addingTimeInterval(-Self.lifetime))
         return until.map { now() < $0 } ?? false
+    }
+
+    /// What the store keeps of a presented token; nil for none, or one no token could be (empty, over 128 bytes).
+    private static func hash(_ presented: String?) -> [UInt8]? {
+        guard let presented, !presented.isEmpty, presented.utf8.count <= 128 else { return nil }
+        return SessionToken.hash(presented)
     }
 
     /// Ends every device token of `userID`'s verified addresses.

@@ -90,15 +90,7 @@ public struct AppAssociation: Sendable, Equatable {
 
     /// 32 bytes from `AB:CD:…` or plain hex, any case.
     static func fingerprint(_ text: String) -> [UInt8]? {
-        let hex = Array(text.replacingOccurrences(of: ":", with: "").utf8)
-        guard hex.count == 64,
-            hex.allSatisfy({ ("0"..."9").contains(Character(UnicodeScalar($0))) || ("a"..."f").contains(Character(UnicodeScalar($0 | 0x20))) })
-        else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: 64, by: 2) {
-            guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
+        guard let bytes = Hex.decode(text.replacingOccurrences(of: ":", with: "")), bytes.count == 32 else { return nil }
         return bytes
     }
 }

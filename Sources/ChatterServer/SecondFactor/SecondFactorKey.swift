@@ -31,20 +31,9 @@ public enum SecondFactorKey {
             guard errno == EEXIST else { throw ConfigurationError("cannot create the second-factor key at \(path): errno \(errno)") }
         }
         let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let key = hexBytes(text), key.count == SecretBox.keyBytes else {
+        guard let key = Hex.decode(text), key.count == SecretBox.keyBytes else {
             throw ConfigurationError("\(path) must hold \(SecretBox.keyBytes) bytes as \(SecretBox.keyBytes * 2) hex digits")
         }
         return key
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }

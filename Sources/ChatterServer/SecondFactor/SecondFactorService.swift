@@ -8,7 +8,7 @@ import Logging
 /// account action asks for. Every code is counted against the account's guess limit before it is compared,
 /// and every use of a code is one store step, so a code is accepted once however many requests carry it.
 struct SecondFactorService: Sendable {
-    typealias Store = SecondFactorRepository & RateLimitRepository & UserRepository
+    typealias Store = SecondFactorRepository & UserRepository
 
     let store: any Store
     let box: SecretBox
@@ -28,13 +28,11 @@ struct SecondFactorService: Sendable {
     static let guessWindow: Double = 15 * 60
     static let guessesPerDay = 20
 
-    static func limitKeys(_ userID: UUID) -> [String] { ["mfa:acct:user:\(userID.uuidString)", "mfa:day:user:\(userID.uuidString)"] }
-
     // MARK: Whether a sign-in needs a second step
 
     /// Whether `user` has a confirmed authenticator.
     func isEnabled(for userID: UUID) async throws -> Bool {
-        try await store.totp(userID: userID)?.confirmedAt != nil
+        try await store.hasSecondFactor(userID: userID)
     }
 
     /// Keeps a sign-in whose first factor (`method`, proving `email`) passed, and answers the token its
@@ -84,7 +82,7 @@ struct SecondFactorService: Sendable {
         guard try await store.storePendingTOTP(userID: user.id, sealedSecret: try box.seal(totp.secret, for: user.id), at: now()) else {
             throw SecondFactorError.alreadyEnabled
         }
-        return TOTPEnrolment(secret: totp.base32Secret, uri: totp.uri(issuer: issuer, account: account))
+        return enrolment(totp, account: account)
     }
 
     /// The enrolment waiting for its first code, its secret opened again (the setup page shows it while it waits).
@@ -93,7 +91,12 @@ struct SecondFactorService: Sendable {
             let secret = box.open(record.sealedSecret, for: user.id)
         else { return nil }
         let totp = TOTP(secret: secret)
-        return TOTPEnrolment(secret: totp.base32Secret, uri: totp.uri(issuer: issuer, account: account))
+        return enrolment(totp, account: account)
+    }
+
+    /// What the app is given: the secret to type and the key URI its QR code carries.
+    private func enrolment(_ totp: TOTP, account: String) -> TOTPEnrolment {
+        TOTPEnrolment(secret: totp.base32Secret, uri: totp.uri(issuer: issuer, account: account))
     }
 
     /// The name an authenticator app shows for the account: its verified address, else its display name.
@@ -105,18 +108,19 @@ struct SecondFactorService: Sendable {
     /// it; answers the recovery codes, shown this once.
     func confirmEnrolment(_ session: AuthenticatedSession, code: String, client: ClientInfo) async throws -> [String] {
         let user = session.user
-        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil, let secret = openSecret(record.sealedSecret, for: user.id)
-        else { throw SecondFactorError.notEnabled }
-        try await admitGuess(user.id)
+        guard let guess = try await store.takeGuess(userID: user.id, confirmed: false, window: Self.guessWindow, at: now()) else {
+            throw SecondFactorError.notEnabled
+        }
+        try admit(guess)
+        guard let secret = openSecret(guess.sealedSecret, for: user.id) else { throw SecondFactorError.notEnabled }
         guard let typed = TOTP.normalized(code), let step = TOTP(secret: secret).matchingStep(typed, at: now()) else {
             await audit.record(.secondFactorFailed, user: user.id, client: client, detail: "enrolment")
             throw SecondFactorError.invalidCode
         }
-        try await releaseGuess(user.id)
         let codes = RecoveryCode.generate()
         guard
             try await store.confirmTOTP(
-                userID: user.id, sealedSecret: record.sealedSecret, step: step, recoveryCodes: hashes(codes, for: user.id), at: now())
+                userID: user.id, sealedSecret: guess.sealedSecret, step: step, recoveryCodes: hashes(codes, for: user.id), at: now())
         else { throw SecondFactorError.notEnabled }
         _ = try await store.recordStepUp(sessionID: session.sessionID, userID: user.id, factor: SecondFactorKind.totp.rawValue, at: now())
         await audit.record(.secondFactorEnabled, user: user.id, client: client, detail: "\(codes.count) recovery codes")
@@ -177,8 +181,7 @@ struct SecondFactorService: Sendable {
     private func check(_ code: String, userID: UUID, method: SignInMethod?, client: ClientInfo, completing hash: [UInt8]?) async throws -> Checked {
         // The guess is counted in the statement that reads the secret: one store step before anything is compared.
         guard let guess = try await store.takeGuess(userID: userID, window: Self.guessWindow, at: now()) else { throw SecondFactorError.notEnabled }
-        if guess.guesses > Self.guessesPerWindow { throw LimitReached(.secondFactor, retryAfter: Int(Self.guessWindow)) }
-        if guess.dayGuesses > Self.guessesPerDay { throw LimitReached(.secondFactor, retryAfter: 86_400) }
+        try admit(guess)
         if let typed = TOTP.normalized(code) {
             // A step at or before the last one used is refused here without a write; the store decides the rest.
             if let secret = openSecret(guess.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()), step > guess.lastStep {
@@ -216,19 +219,10 @@ struct SecondFactorService: Sendable {
         return secret
     }
 
-    /// One guess at an enrolment's first code taken from the account's allowance, before anything is compared
-    /// (one store step per counter; a confirmed authenticator counts its guesses on its own row, `takeGuess`).
-    private func admitGuess(_ userID: UUID) async throws {
-        let keys = Self.limitKeys(userID)
-        if try await store.hit(keys[0], window: Self.guessWindow, at: now()) > Self.guessesPerWindow {
-            throw LimitReached(.secondFactor, retryAfter: Int(Self.guessWindow))
-        }
-        if try await store.hit(keys[1], window: 86_400, at: now()) > Self.guessesPerDay { throw LimitReached(.secondFactor, retryAfter: 86_400) }
-    }
-
-    /// The first code was right: the limits are on wrong codes.
-    private func releaseGuess(_ userID: UUID) async throws {
-        for key in Self.limitKeys(userID) { try await store.release(key) }
+    /// Past the account's limits, the guess (counted all the same) is refused before anything is compared.
+    private func admit(_ guess: TOTPGuess) throws {
+        if guess.guesses > Self.guessesPerWindow { throw LimitReached(.secondFactor, retryAfter: Int(Self.guessWindow)) }
+        if guess.dayGuesses > Self.guessesPerDay { throw LimitReached(.secondFactor, retryAfter: 86_400) }
     }
 
     private func hashes(_ codes: [String], for userID: UUID) -> [[UInt8]] {

@@ -12,7 +12,7 @@ struct StepUp: Sendable {
     static let window: Double = 10 * 60
 
     func require(_ session: AuthenticatedSession) async throws {
-        guard try await store.totp(userID: session.user.id)?.confirmedAt != nil else { return }
+        guard try await store.hasSecondFactor(userID: session.user.id) else { return }
         guard let passed = try await store.sessionTimes(sessionID: session.sessionID)?.secondFactorAt, now().timeIntervalSince(passed) < Self.window
         else { throw SecondFactorError.stepUpRequired }
     }

@@ -1,3 +1,4 @@
+import ChatterWire
 import Crypto
 import ExtrasBase64
 import Foundation
@@ -63,8 +64,6 @@ struct TOTP: Sendable {
 
     /// A code as a person types it: six digits, spaces and a middle hyphen forgiven (apps show `123 456`).
     static func normalized(_ typed: String) -> String? {
-        let kept = typed.unicodeScalars.filter { $0 != " " && $0 != "-" }
-        guard kept.count == digits, kept.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
-        return String(String.UnicodeScalarView(kept))
+        if case .authenticator(let digits) = SecondFactorCode(typed) { digits } else { nil }
     }
 }

@@ -65,7 +65,7 @@ public struct SessionService: Sendable {
         let session = NewSession(
             id: id, userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetimes.access),
             refreshHash: refresh.hash, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetimes.absolute), client: client,
-            accessTokenNamed: true, secondFactor: secondFactor?.rawValue, secondFactorAt: secondFactor?.isFresh == true ? created : nil)
+            accessTokenNamed: true, secondFactor: secondFactor?.rawValue)
         try await ChatterMetrics.database("create_session") { try await store.createSession(session) }
         return SessionResponse(
             accessToken: access.secret, refreshToken: refresh.secret, expiresIn: Int(lifetimes.access),
@@ -82,7 +82,7 @@ public struct SessionService: Sendable {
             NewSession(
                 userID: user.id, method: method.rawValue, accessHash: access.hash, accessExpiresAt: created.addingTimeInterval(lifetime),
                 refreshHash: nil, createdAt: created, absoluteExpiresAt: created.addingTimeInterval(lifetime), client: client,
-                secondFactor: secondFactor?.rawValue, secondFactorAt: secondFactor?.isFresh == true ? created : nil))
+                secondFactor: secondFactor?.rawValue))
         return access
     }
 

@@ -125,8 +125,10 @@ public struct NewSession: Sendable {
     public var accessTokenNamed = false
     /// The second factor this sign-in passed (`SecondFactorKind`), nil for one factor.
     public var secondFactor: String? = nil
-    /// When it was proven, for step-up; nil when not at this sign-in (a remembered device's).
-    public var secondFactorAt: Date? = nil
+    /// When it was proven, for step-up: at sign-in, unless the device was remembered (`SecondFactorKind.isFresh`).
+    public var secondFactorAt: Date? {
+        secondFactor.flatMap(SecondFactorKind.init(rawValue:))?.isFresh == true ? createdAt : nil
+    }
 }
 
 /// Hashed by id alone, so that concurrent sign-ins can be inserted together (see `BatchingLookup`).

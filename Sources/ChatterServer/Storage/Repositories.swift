@@ -180,6 +180,13 @@ public protocol PasskeyRepository: Sendable {
     func deletePasskey(credentialID: [UInt8], userID: UUID) async throws -> PasskeyDeletion
 }
 
+extension SecondFactorRepository {
+    /// A guess at the confirmed authenticator: what every code but an enrolment's first is.
+    public func takeGuess(userID: UUID, window: Double, at now: Date) async throws -> TOTPGuess? {
+        try await takeGuess(userID: userID, confirmed: true, window: window, at: now)
+    }
+}
+
 extension PasskeyRepository {
     /// Both lookups side by side (SQLite: the take on the writer, the read on a reader). A store that can
     /// make them one statement does (PostgreSQL: one round trip instead of two).
@@ -196,18 +203,21 @@ extension PasskeyRepository {
 public protocol SecondFactorRepository: Sendable {
     /// The account's authenticator, confirmed or waiting for its first code, with its recovery codes left.
     func totp(userID: UUID) async throws -> TOTPRecord?
+    /// Whether the account has a confirmed authenticator: one indexed read, what every one-factor sign-in asks.
+    func hasSecondFactor(userID: UUID) async throws -> Bool
     /// Starts an enrolment, replacing one not yet confirmed; false (nothing stored) when the account has a
     /// confirmed authenticator. `StoreError.userGone` when the account is gone.
     func storePendingTOTP(userID: UUID, sealedSecret: [UInt8], at: Date) async throws -> Bool
-    /// Confirms the enrolment whose secret is `sealedSecret`, records `step` as used and stores the
-    /// recovery codes' hashes, in one transaction; false when that enrolment is no longer waiting (confirmed
+    /// Confirms the enrolment whose secret is `sealedSecret`, records `step` as used (taking back the guess
+    /// that found it) and stores the recovery codes' hashes, in one transaction; false when that enrolment is no longer waiting (confirmed
     /// by a parallel request, or replaced by a newer one).
     func confirmTOTP(userID: UUID, sealedSecret: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at: Date) async throws -> Bool
-    /// One guess at the account's confirmed authenticator, counted before anything is compared, in the same
-    /// statement that reads what it is compared with: the guess counts in the window of `window` seconds and
-    /// in the day (a window past its end starts again at 1). However many guesses arrive at once, each sees
-    /// its own count. nil (nothing counted) when the account has no confirmed authenticator.
-    func takeGuess(userID: UUID, window: Double, at: Date) async throws -> TOTPGuess?
+    /// One guess at the account's authenticator (`confirmed`, or the enrolment waiting for its first code),
+    /// counted before anything is compared, in the same statement that reads what it is compared with: the
+    /// guess counts in the window of `window` seconds and in the day (a window past its end starts again at
+    /// 1). However many guesses arrive at once, each sees its own count. nil (nothing counted) when the
+    /// account has no such authenticator.
+    func takeGuess(userID: UUID, confirmed: Bool, window: Double, at: Date) async throws -> TOTPGuess?
     /// Records `step` as used and takes back the guess that found it (a right code is no failure), in one
     /// statement, only when the account's authenticator is confirmed and its last used step is earlier: of any
     /// number of requests presenting codes of one step, one gets true.
@@ -385,7 +395,7 @@ extension EmailCodeRepository {
 /// Counters whose key names an account (not an address or a network): deleting the account removes them.
 enum RateLimitKeys {
     static func naming(_ userID: UUID) -> [String] {
-        [handoff(userID), "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"] + SecondFactorService.limitKeys(userID)
+        [handoff(userID), "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"]
     }
 
     static func handoff(_ userID: UUID) -> String { "handoff:\(userID.uuidString)" }

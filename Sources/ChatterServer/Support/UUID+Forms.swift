@@ -43,22 +43,13 @@ extension UUID {
                     guard utf8[at] == UInt8(ascii: "-") else { return false }
                     at += 1
                 }
-                guard let high = hexValue(utf8[at]), let low = hexValue(utf8[at + 1]) else { return false }
+                guard let high = Hex.value(utf8[at]), let low = Hex.value(utf8[at + 1]) else { return false }
                 out[index] = high << 4 | low
                 at += 2
             }
             return true
         }
         return parsed ? uuid : nil
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

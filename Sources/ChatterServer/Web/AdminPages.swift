@@ -33,12 +33,6 @@ struct AdminPages {
     private enum Access {
         case allowed(WebVisitor, AuthenticatedSession)
         case answer(Response)
-
-        /// The answer instead (only asked when not allowed).
-        var response: Response {
-            if case .answer(let response) = self { return response }
-            return Response(status: .internalServerError)
-        }
     }
 
     private func operatorAccess(_ context: ChatterRequestContext, changing: Bool = false) async throws -> Access {
@@ -76,8 +70,11 @@ struct AdminPages {
     }
 
     func list(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let asked = try await operatorAccess(context)
-        guard case .allowed(let visitor, _) = asked else { return asked.response }
+        let visitor: WebVisitor
+        switch try await operatorAccess(context) {
+        case .allowed(let operatorVisitor, _): visitor = operatorVisitor
+        case .answer(let response): return response
+        }
         let query = String((request.uri.queryParameters.get("q") ?? "").prefix(200))
         let found = try await admin.find(query, limit: 100)
         let rows = found.map {
@@ -105,8 +102,11 @@ struct AdminPages {
     }
 
     func show(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let asked = try await operatorAccess(context)
-        guard case .allowed(let visitor, let session) = asked else { return asked.response }
+        let (visitor, session): (WebVisitor, AuthenticatedSession)
+        switch try await operatorAccess(context) {
+        case .allowed(let operatorVisitor, let operatorSession): (visitor, session) = (operatorVisitor, operatorSession)
+        case .answer(let response): return response
+        }
         let id = try target(context)
         let details: AdminService.AccountDetails
         do { details = try await admin.details(of: id) } catch is AdminService.Failure {
@@ -134,8 +134,11 @@ struct AdminPages {
         _ request: Request, _ context: ChatterRequestContext, _ action: FormAction, notice: AdminNotice,
         _ body: (UUID, AuditActor, ClientInfo) async throws -> Void
     ) async throws -> Response {
-        let asked = try await operatorAccess(context, changing: true)
-        guard case .allowed(let visitor, let session) = asked else { return asked.response }
+        let (visitor, session): (WebVisitor, AuthenticatedSession)
+        switch try await operatorAccess(context, changing: true) {
+        case .allowed(let operatorVisitor, let operatorSession): (visitor, session) = (operatorVisitor, operatorSession)
+        case .answer(let response): return response
+        }
         _ = try await web.form(CSRFOnly.self, for: action, request, context, visitor: visitor)
         let id = try target(context, notSelf: session)
         try await body(id, .admin(session.user.id), context.client(request))
@@ -189,8 +192,11 @@ struct AdminPages {
     }
 
     func confirm(_ kind: Confirmation, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let asked = try await operatorAccess(context, changing: true)
-        guard case .allowed(let visitor, let session) = asked else { return asked.response }
+        let (visitor, session): (WebVisitor, AuthenticatedSession)
+        switch try await operatorAccess(context, changing: true) {
+        case .allowed(let operatorVisitor, let operatorSession): (visitor, session) = (operatorVisitor, operatorSession)
+        case .answer(let response): return response
+        }
         let id = try target(context, notSelf: session)
         let account: AccountRecord
         do { account = try await admin.account(id: id) } catch is AdminService.Failure { throw Self.noSuchAccount }
@@ -226,8 +232,11 @@ struct AdminPages {
 
     /// Filters by the query's `user` (id or email), `kind`, `since` and `until`; newest 200 first.
     func audit(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let asked = try await operatorAccess(context)
-        guard case .allowed(let visitor, _) = asked else { return asked.response }
+        let visitor: WebVisitor
+        switch try await operatorAccess(context) {
+        case .allowed(let operatorVisitor, _): visitor = operatorVisitor
+        case .answer(let response): return response
+        }
         let query = request.uri.queryParameters
         let user = String((query.get("user") ?? "").prefix(200))
         let kind = query.get("kind") ?? ""

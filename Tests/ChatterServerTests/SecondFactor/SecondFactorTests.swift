@@ -504,3 +504,27 @@ import Testing
         }
     }
 }
+
+/// An enrolment's first code is a guess like any other: counted on the waiting authenticator, within the limit.
+@Suite struct EnrolmentGuessTests {
+    let base = SecondFactorTests()
+
+    @Test(arguments: StoreBackend.available)
+    func fiftyWrongFirstCodesAtOnceEvaluateAtMostTheLimit(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h async throws in
+            let session = try await base.signUp(h)
+            let enrolment = try h.decode(TOTPEnrolment.self, try await h.post(NativePath.secondFactorEnrol, json: "", bearer: session.accessToken))
+            let totp = TOTP(secret: try enrolment.secret.base32decoded())
+            let right = totp.code(step: TOTP.step(at: h.clock.now))
+            let wrong = right == "000000" ? "000001" : "000000"
+            let answers = try await h.parallel(50) { _ in
+                try await h.post(NativePath.secondFactorConfirm, SecondFactorCodeRequest(code: wrong), bearer: session.accessToken)
+            }
+            #expect(answers.count(.unauthorized) <= SecondFactorService.guessesPerWindow)
+            #expect(answers.count(.unauthorized) + answers.count(.tooManyRequests) == 50)
+            let limited = try await h.post(NativePath.secondFactorConfirm, SecondFactorCodeRequest(code: right), bearer: session.accessToken)
+            #expect(limited.status == .tooManyRequests, "the right code waits out the limit too")
+            #expect(try await h.store.totp(userID: try #require(UUID(uuidString: session.user.id)))?.confirmedAt == nil)
+        }
+    }
+}

@@ -86,10 +86,12 @@ struct TOTPTests {
     @Test func aSealedSecretOpensOnlyUnderItsKeyForItsAccount() throws {
         let box = SecretBox.ephemeral()
         let (ada, bob) = (UUID(), UUID())
-        let sealed = try box.seal([1, 2, 3], for: ada)
-        #expect(!sealed.contains([1, 2, 3]) || sealed.count > 3)
-        #expect(box.open(sealed, for: ada) == [1, 2, 3])
+        let secret = TOTP.random().secret
+        let sealed = try box.seal(secret, for: ada)
+        #expect(!(0...(sealed.count - secret.count)).contains { Array(sealed[$0..<$0 + secret.count]) == secret }, "the secret is not in the sealed bytes")
+        #expect(box.open(sealed, for: ada) == secret)
         #expect(box.open(sealed, for: bob) == nil, "moved to another account's row")
+        #expect(try box.seal(secret, for: ada) != sealed, "a fresh nonce each time")
         #expect(SecretBox.ephemeral().open(sealed, for: ada) == nil, "another key")
         var damaged = sealed
         damaged[damaged.count - 1] ^= 1

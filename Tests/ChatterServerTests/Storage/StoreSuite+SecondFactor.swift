@@ -24,6 +24,7 @@ extension StoreSuite {
             #expect(try await store.storePendingTOTP(userID: user.id, sealedSecret: [2], at: now), "a new enrolment replaces one waiting")
             #expect(try await store.totp(userID: user.id) == TOTPRecord(sealedSecret: [2], confirmedAt: nil, lastStep: 0, recoveryCodesLeft: 0))
             #expect(try await !store.useTOTPStep(userID: user.id, step: 5), "an unconfirmed authenticator accepts no code")
+            #expect(try await !store.hasSecondFactor(userID: user.id), "nor is it a second factor")
             #expect(try await !store.confirmTOTP(userID: user.id, sealedSecret: [1], step: 9, recoveryCodes: [[1]], at: now), "the replaced secret")
             let confirmed = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<20 {
@@ -33,6 +34,7 @@ extension StoreSuite {
             }
             #expect(confirmed == 1)
             #expect(try await store.totp(userID: user.id) == TOTPRecord(sealedSecret: [2], confirmedAt: now, lastStep: 9, recoveryCodesLeft: 2))
+            #expect(try await store.hasSecondFactor(userID: user.id))
             #expect(try await !store.storePendingTOTP(userID: user.id, sealedSecret: [3], at: now), "a confirmed authenticator is never replaced")
             #expect(try await store.totp(userID: user.id)?.sealedSecret == [2])
             await #expect(throws: StoreError.userGone) { try await store.storePendingTOTP(userID: UUID(), sealedSecret: [1], at: now) }

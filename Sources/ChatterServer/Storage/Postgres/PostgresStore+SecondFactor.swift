@@ -18,6 +18,10 @@ extension PostgresStore {
             recoveryCodesLeft: Int(try row.value("codes", as: Int64.self)))
     }
 
+    public func hasSecondFactor(userID: UUID) async throws -> Bool {
+        try await !rows("SELECT 1 FROM totp_authenticators WHERE user_id = \(userID) AND confirmed_at IS NOT NULL", keepsSessionCache: true).isEmpty
+    }
+
     public func storePendingTOTP(userID: UUID, sealedSecret: [UInt8], at now: Date) async throws -> Bool {
         let rows = try await rows(
             """
@@ -39,7 +43,8 @@ extension PostgresStore {
         try await transaction(keepsSessionCache: true) { [logger] db in
             let confirmed = try await db.query(
                 """
-                UPDATE totp_authenticators SET confirmed_at = \(now), last_step = \(step)
+                UPDATE totp_authenticators SET confirmed_at = \(now), last_step = \(step),
+                    guesses = GREATEST(guesses - 1, 0), day_guesses = GREATEST(day_guesses - 1, 0)
                 WHERE user_id = \(userID) AND sealed_secret = \(sealedSecret.bytea) AND confirmed_at IS NULL RETURNING user_id
                 """, logger: logger
             ).collect()
@@ -49,7 +54,7 @@ extension PostgresStore {
         }
     }
 
-    public func takeGuess(userID: UUID, window: Double, at now: Date) async throws -> TOTPGuess? {
+    public func takeGuess(userID: UUID, confirmed: Bool, window: Double, at now: Date) async throws -> TOTPGuess? {
         // A concurrent guess waits for the row and re-reads it, so each counts on the one before.
         let windowStart = now.addingTimeInterval(-window)
         let dayStart = now.addingTimeInterval(-86_400)
@@ -61,7 +66,7 @@ extension PostgresStore {
                     guess_window_start = CASE WHEN guess_window_start > \(windowStart) THEN guess_window_start ELSE \(now) END,
                     day_guesses = CASE WHEN day_window_start > \(dayStart) THEN day_guesses + 1 ELSE 1 END,
                     day_window_start = CASE WHEN day_window_start > \(dayStart) THEN day_window_start ELSE \(now) END
-                WHERE user_id = \(userID) AND confirmed_at IS NOT NULL
+                WHERE user_id = \(userID) AND (confirmed_at IS NOT NULL) = \(confirmed)
                 RETURNING sealed_secret, last_step, guesses, day_guesses
                 """, keepsSessionCache: true
             ).first

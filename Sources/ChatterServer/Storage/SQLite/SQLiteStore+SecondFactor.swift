@@ -18,6 +18,10 @@ extension SQLiteStore {
             lastStep: Int64(row.column("last_step")?.integer ?? 0), recoveryCodesLeft: row.column("codes")?.integer ?? 0)
     }
 
+    public func hasSecondFactor(userID: UUID) async throws -> Bool {
+        try await !reader.query("SELECT 1 FROM totp_authenticators WHERE user_id = ? AND confirmed_at IS NOT NULL", [.uuid(userID)]).isEmpty
+    }
+
     public func storePendingTOTP(userID: UUID, sealedSecret: [UInt8], at now: Date) async throws -> Bool {
         try await transaction(keepsSessionCache: true) { db in
             guard try await !db.query("SELECT 1 FROM users WHERE id = ?", [.uuid(userID)]).isEmpty else { throw StoreError.userGone }
@@ -38,7 +42,7 @@ extension SQLiteStore {
                 guard
                     try await !db.query(
                         """
-                        UPDATE totp_authenticators SET confirmed_at = ?, last_step = ?
+                        UPDATE totp_authenticators SET confirmed_at = ?, last_step = ?, guesses = max(guesses - 1, 0), day_guesses = max(day_guesses - 1, 0)
                         WHERE user_id = ? AND sealed_secret = ? AND confirmed_at IS NULL RETURNING user_id
                         """, [.time(now), .integer(Int(step)), .uuid(userID), .bytes(sealedSecret)]
                     ).isEmpty
@@ -49,7 +53,7 @@ extension SQLiteStore {
         }
     }
 
-    public func takeGuess(userID: UUID, window: Double, at now: Date) async throws -> TOTPGuess? {
+    public func takeGuess(userID: UUID, confirmed: Bool, window: Double, at now: Date) async throws -> TOTPGuess? {
         // SET reads every column as it was before the statement, so each CASE sees the old window.
         guard
             let row = try await write(
@@ -59,10 +63,11 @@ extension SQLiteStore {
                     guess_window_start = CASE WHEN guess_window_start > ?2 THEN guess_window_start ELSE ?1 END,
                     day_guesses = CASE WHEN day_window_start > ?3 THEN day_guesses + 1 ELSE 1 END,
                     day_window_start = CASE WHEN day_window_start > ?3 THEN day_window_start ELSE ?1 END
-                WHERE user_id = ?4 AND confirmed_at IS NOT NULL
+                WHERE user_id = ?4 AND (confirmed_at IS NOT NULL) = ?5
                 RETURNING sealed_secret, last_step, guesses, day_guesses
                 """,
-                [.time(now), .time(now.addingTimeInterval(-window)), .time(now.addingTimeInterval(-86_400)), .uuid(userID)], keepsSessionCache: true
+                [.time(now), .time(now.addingTimeInterval(-window)), .time(now.addingTimeInterval(-86_400)), .uuid(userID), .bool(confirmed)],
+                keepsSessionCache: true
             ).first
         else { return nil }
         return TOTPGuess(

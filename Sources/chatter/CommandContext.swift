@@ -46,7 +46,9 @@ struct CommandContext: Sendable {
         }
         let store = await makeStore(settings)
         let api = ChatterAPI(baseURL: settings.server, transport: transport, userAgent: "chatter/\(ChatterKit.version) (terminal)")
-        return CommandContext(settings: settings, client: ChatterClient(api: api, store: store), transport: transport)
+        // Several `chatter` commands may run at once (scripts, two terminals): they take turns refreshing.
+        let coordinator = FileLockCoordinator(path: settings.home + "/sessions/" + settings.serverKey + ".lock")
+        return CommandContext(settings: settings, client: ChatterClient(api: api, store: store, coordinator: coordinator), transport: transport)
     }
 
     static func makeStore(_ settings: Settings) async -> any SecretStore {

@@ -12,12 +12,16 @@ public struct ChatterClient: Sendable {
     /// The session manager: subscribe to its `events()`, call its `start()` at launch, and sign out through it.
     public let sessions: SessionManager
 
-    /// A client for the server `api` talks to, keeping the session in `store`. `now` is the clock that decides
-    /// expiry (tests pass their own); an access token within `refreshLeeway` seconds of its end is refreshed before
-    /// use. Use one client per server and store: two would refresh the same session on their own.
-    public init(api: ChatterAPI, store: any SecretStore, now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60) {
+    /// A client for the server `api` talks to, keeping the session in `store`. Processes sharing the store (an
+    /// app and its extensions) pass one `coordinator` (`.appGroup(_:)` on Apple platforms), so they take turns
+    /// refreshing. `now` is the clock that decides expiry (tests pass their own); an access token within
+    /// `refreshLeeway` seconds of its end is refreshed before use. Use one client per server and store in a process.
+    public init(
+        api: ChatterAPI, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, now: @escaping @Sendable () -> Date = Date.init,
+        refreshLeeway: TimeInterval = 60
+    ) {
         self.api = api
-        sessions = SessionManager(api: api, store: store, now: now, refreshLeeway: refreshLeeway)
+        sessions = SessionManager(api: api, store: store, coordinator: coordinator, now: now, refreshLeeway: refreshLeeway)
     }
 
     /// A client over an existing session manager, sharing its session and its `api`.

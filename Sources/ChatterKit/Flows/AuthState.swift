@@ -22,6 +22,8 @@ public final class AuthState {
 
     /// The current phase; `.starting` until `run()` has read storage.
     public private(set) var phase = Phase.starting
+    /// Why storage could not be read, in `.storageUnavailable`.
+    public private(set) var storageError: StorageError?
 
     @ObservationIgnored let sessions: SessionManager
 
@@ -44,7 +46,10 @@ public final class AuthState {
         switch phase {
         case .signedOut(let reason?) where reason != .userRequested: return ChatterError.signedOut(reason).message
         case .expired: return ChatterError.signedOut(.expired).message
-        case .storageUnavailable: return "Unlock this device to continue."
+        case .storageUnavailable:
+            // A build without its keychain entitlement never unlocks: say what is wrong instead of waiting.
+            if case .misconfigured = storageError { return storageError?.description }
+            return "Unlock this device to continue."
         default: return nil
         }
     }
@@ -67,11 +72,14 @@ public final class AuthState {
     }
 
     func apply(_ event: AuthEvent) {
+        storageError = nil
         switch event {
         case .initialSession(.signedOut): phase = .signedOut(reason: nil)
         case .initialSession(.valid(let session)), .initialSession(.expiring(let session)): phase = .signedIn(session)
         case .initialSession(.expired(let session)): phase = .expired(session)
-        case .initialSession(.storageUnavailable): phase = .storageUnavailable
+        case .initialSession(.storageUnavailable(let error)):
+            phase = .storageUnavailable
+            storageError = error
         case .signedIn(let session), .refreshed(let session): phase = .signedIn(session)
         case .signedOut(let reason): phase = .signedOut(reason: reason)
         }

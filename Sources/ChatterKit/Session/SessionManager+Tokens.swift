@@ -54,21 +54,55 @@ extension SessionManager {
         if let refreshTask { return try await refreshTask.value }
         // Someone refreshed (or signed in again) since `used` was read: its token is already current.
         if let session, session.accessToken != used.accessToken { return session }
-        guard let token = used.refreshToken else { throw ChatterError.notSignedIn }
-        let task = Task { try await self.performRefresh(token) }
+        guard used.refreshToken != nil else { throw ChatterError.notSignedIn }
+        let task = Task { try await self.refreshInTurn(used) }
         refreshTask = task
         defer { refreshTask = nil }
         return try await task.value
     }
 
-    private func performRefresh(_ token: String) async throws -> StoredSession {
+    /// Refreshes only when storage can take the rotated pair (a pair that cannot be stored is lost with the
+    /// app), and in this process's turn with the others sharing the store.
+    private func refreshInTurn(_ used: StoredSession) async throws -> StoredSession {
+        do {
+            try await store.checkAvailable()
+        } catch {
+            throw ChatterError.storage(error)
+        }
+        return try await takingTurn { try await self.refreshTakingTurn(used) }
+    }
+
+    /// Adopts what another process stored since `used` was read, or refreshes `used` and stores the answer.
+    /// Runs inside the turn, so it never takes one (a second lock in the same process would wait for itself).
+    private func refreshTakingTurn(_ used: StoredSession) async throws -> StoredSession {
+        var stored: StoredSession?
+        if coordinator != nil {
+            stored = try await readStored()
+            if let stored, stored.isNewer(than: used) {
+                // Another process refreshed or signed in: its tokens are current, and ours are retired.
+                adoptStored(stored, replacing: used)
+                return stored
+            }
+            if stored == nil, !unsaved {
+                // Another process signed out.
+                if session?.refreshToken == used.refreshToken {
+                    await forget()
+                    broadcast(.signedOut(.userRequested))
+                }
+                throw ChatterError.signedOut(.userRequested)
+            }
+        }
+        guard let token = used.refreshToken else { throw ChatterError.notSignedIn }
         let response: SessionResponse
         do {
             response = try await api.send("POST", NativePath.refresh, body: RefreshRequest(refreshToken: token))
         } catch let error as ChatterError {
             if case .server(401, let body) = error, let reason = Self.terminalReason(body?.code, kind: .native) {
                 // Only if nobody signed in again meanwhile: that newer session is not the one refused.
-                if session?.refreshToken == token { await clear(reason) }
+                if session?.refreshToken == token {
+                    await forget()
+                    broadcast(.signedOut(reason))
+                }
                 throw ChatterError.signedOut(reason)
             }
             throw error
@@ -77,9 +111,16 @@ extension SessionManager {
         // sign-in that happened meanwhile replaced the session this refresh was for, and stays.
         let fresh = StoredSession(native: response, at: now())
         guard session?.refreshToken == token else { return fresh }
-        await persist(fresh)
-        broadcast(.refreshed(fresh.publicView))
-        return fresh
+        let saved = await persist(fresh, over: stored)
+        broadcast(.refreshed(saved.publicView))
+        return saved
+    }
+
+    /// Takes `stored` (another process's newer session) as this one's, unless a sign-in here replaced `used`.
+    private func adoptStored(_ stored: StoredSession, replacing used: StoredSession) {
+        guard session?.accessToken == used.accessToken else { return }
+        session = stored
+        broadcast(.refreshed(stored.publicView))
     }
 
     /// What to retry with after `error`, or the error to give up with.
@@ -92,13 +133,39 @@ extension SessionManager {
             if fresh.accessToken != used.accessToken { return fresh }
         }
         if let session, session.accessToken != used.accessToken { return session }
+        // So can another process's refresh: what it stored is the session now.
+        if coordinator != nil, let stored = try? await readStored(), stored.isNewer(than: used) {
+            adoptStored(stored, replacing: used)
+            return stored
+        }
         let code = body?.code
         if mayRefresh, code == .accessTokenExpired, used.kind == .native {
             return try await refresh(from: used)
         }
         guard let reason = Self.terminalReason(code, kind: used.kind) else { throw error }
-        if session?.accessToken == used.accessToken { await clear(reason) }
+        if session?.accessToken == used.accessToken, await !clear(reason, ending: used), let session {
+            return session
+        }
         throw ChatterError.signedOut(reason)
+    }
+
+    /// For the app coming to the foreground: refreshes a native session whose access token is (nearly) over,
+    /// so the first request after a long pause does not wait for it. A network failure is tried again after
+    /// 1, 2 and 4 seconds; the server's refusal, a signed-out device and unavailable storage are not.
+    public func refreshIfNeeded(retries: Int = 3) async {
+        for attempt in 0...retries {
+            if attempt > 0 { try? await Task.sleep(for: .seconds(1 << (attempt - 1))) }
+            guard !Task.isCancelled else { return }
+            do {
+                guard case .expiring = await status() else { return }
+                _ = try await usableSession()
+                return
+            } catch ChatterError.network {
+                continue
+            } catch {
+                return
+            }
+        }
     }
 
     /// The 401 answers that end a session for good. The course API's `/postauth` says only "401", so any

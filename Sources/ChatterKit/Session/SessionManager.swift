@@ -1,12 +1,15 @@
 import Foundation
 
 /// Owns the signed-in session: restores it at start, hands out a valid token, refreshes it (once, however
-/// many requests need it), stores rotated tokens before anything else, and signs out only when the server
-/// says the session is over. Publishes every change as `AuthEvent`s.
+/// many requests need it, and with a `coordinator` once however many processes share the store), stores
+/// rotated tokens before anything else, and signs out only when the server says the session is over.
+/// Publishes every change as `AuthEvent`s.
 public actor SessionManager {
     /// The API the manager refreshes and signs out through.
     public nonisolated let api: ChatterAPI
     let store: any SecretStore
+    /// Turns taken with the other processes sharing `store`, or nil when this process is its only user.
+    let coordinator: (any SessionCoordinator)?
     let now: @Sendable () -> Date
     /// A native access token this close to its end is refreshed before use.
     public nonisolated let refreshLeeway: TimeInterval
@@ -24,21 +27,32 @@ public actor SessionManager {
     /// The last storage failure, for an app that wants to warn that the session lives only in memory.
     public private(set) var storageProblem: StorageError?
 
-    /// A manager keeping the session in `store`; `ChatterClient.init(api:store:now:refreshLeeway:)` makes one for
-    /// you. `now` decides expiry; `refreshLeeway` is in seconds. Use one manager per store: two would refresh the
-    /// same session on their own.
-    public init(api: ChatterAPI, store: any SecretStore, now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60) {
+    /// A manager keeping the session in `store`; `ChatterClient.init(api:store:coordinator:now:refreshLeeway:)` makes
+    /// one for you. `now` decides expiry; `refreshLeeway` is in seconds. Use one manager per store in a process;
+    /// processes that share a store (an app and its extensions) pass the same `coordinator`, so only one of them
+    /// refreshes at a time and the others adopt what it stored.
+    public init(
+        api: ChatterAPI, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, now: @escaping @Sendable () -> Date = Date.init,
+        refreshLeeway: TimeInterval = 60
+    ) {
         self.api = api
         self.store = store
+        self.coordinator = coordinator
         self.now = now
         self.refreshLeeway = refreshLeeway
     }
 
     // MARK: state
 
-    /// Reads the stored session and reports it; listeners receive it as `.initialSession`.
+    /// Reads the stored session and reports it; listeners receive it as `.initialSession`. Once a session has
+    /// been read (or signed in), later calls report the one in memory without reading again: it may be newer
+    /// than the stored one, and a read could find storage locked or ask for Face ID again.
     @discardableResult
     public func start() async -> LaunchState {
+        if loaded {
+            await flushStorage()
+            return state
+        }
         let wasOwed = owesInitialSession
         let state = await load()
         if case .storageUnavailable = state {
@@ -101,10 +115,12 @@ public actor SessionManager {
             data = try await store.read(StoreKey.session)
         } catch {
             storageProblem = error
-            return .storageUnavailable(error)
+            return loaded ? state : .storageUnavailable(error)
         }
+        // A sign-in that finished while this read waited holds a newer session than the one read.
+        if loaded { return state }
         // Unreadable data (an older format) is treated as no session; it is overwritten at the next sign-in.
-        session = data.flatMap { try? JSONDecoder().decode(StoredSession.self, from: $0) }
+        session = StoredSession.decode(data)
         loaded = true
         if !unsaved, !undeleted { storageProblem = nil }
         if owesInitialSession {
@@ -129,29 +145,73 @@ public actor SessionManager {
     }
 
     func adopt(_ fresh: StoredSession, event: (AuthSession) -> AuthEvent) async -> AuthSession {
-        await persist(fresh)
+        // Shared with other processes, the stored generation counts too: theirs may be ahead of ours.
+        let stored = await takingTurn {
+            await self.persist(fresh, over: self.coordinator != nil ? try? await self.readStored() : nil)
+        }
         loaded = true
-        broadcast(event(fresh.publicView))
-        return fresh.publicView
+        broadcast(event(stored.publicView))
+        return stored.publicView
     }
 
-    /// Writes `fresh` to storage, then adopts it. When storage refuses, the session is still adopted in
-    /// memory (the server has already issued it, and a rotated refresh token exists nowhere else) and the
+    /// Writes `fresh` to storage with the next generation number, then adopts it; `over` is what storage held,
+    /// read in the same turn. When storage refuses (after two quick retries), the session is still adopted in
+    /// memory (the server has already issued it, and a rotated refresh token exists nowhere else), the older one
+    /// is deleted from storage, so that no later launch presents a refresh token the server has retired, and the
     /// write is retried before the next use.
-    func persist(_ fresh: StoredSession) async {
-        do {
-            try await store.write(JSONEncoder().encode(fresh), for: StoreKey.session)
+    @discardableResult
+    func persist(_ fresh: StoredSession, over stored: StoredSession? = nil) async -> StoredSession {
+        var fresh = fresh
+        fresh.generation = max(session?.generation ?? 0, stored?.generation ?? 0) + 1
+        session = fresh
+        if await save(fresh) {
             unsaved = false
             undeleted = false
             storageProblem = nil
-        } catch let error as StorageError {
+        } else {
             unsaved = true
-            storageProblem = error
-        } catch {
-            unsaved = true
-            storageProblem = .failed("cannot encode the session")
+            try? await store.delete(StoreKey.session)
         }
-        session = fresh
+        return fresh
+    }
+
+    /// Writes the session, trying twice more after a short wait (a keychain busy with another process, say).
+    private func save(_ session: StoredSession) async -> Bool {
+        guard let data = try? JSONEncoder().encode(session) else {
+            storageProblem = .failed("cannot encode the session")
+            return false
+        }
+        for attempt in 0..<3 {
+            if attempt > 0 { try? await Task.sleep(for: .milliseconds(50 * attempt)) }
+            do {
+                try await store.write(data, for: StoreKey.session)
+                return true
+            } catch {
+                storageProblem = error
+            }
+        }
+        return false
+    }
+
+    /// The session storage holds now (what another process may have stored), or nil.
+    func readStored() async throws -> StoredSession? {
+        do {
+            return StoredSession.decode(try await store.read(StoreKey.session))
+        } catch {
+            throw ChatterError.storage(error)
+        }
+    }
+
+    /// Runs `body` in this process's turn with the others sharing the store, or at once without a coordinator.
+    func takingTurn<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+        guard let coordinator else { return try await body() }
+        do {
+            return try await coordinator.exclusively(body)
+        } catch {
+            // The lock itself failed (a missing container, say): storage is shared, so doing it unlocked is
+            // still better than not at all; the generation check catches what another process wrote.
+            return try await body()
+        }
     }
 
     /// Signs this device out: revokes the session on the server (every session of the user with `all`)
@@ -178,8 +238,28 @@ public actor SessionManager {
         return confirmed
     }
 
-    /// Forgets the session here and tells listeners why.
-    func clear(_ reason: SignOutReason) async {
+    /// Forgets the session here and tells listeners why. With `ending`, the session the server refused: when
+    /// another process sharing the store has stored a newer one since, that one is adopted instead, since it is
+    /// not the one refused. Returns whether this device is now signed out.
+    @discardableResult
+    func clear(_ reason: SignOutReason, ending: StoredSession? = nil) async -> Bool {
+        let newer: StoredSession? = await takingTurn {
+            if let ending, self.coordinator != nil, let stored = try? await self.readStored(), stored.isNewer(than: ending) {
+                return stored
+            }
+            await self.forget()
+            return nil
+        }
+        if let newer {
+            session = newer
+            broadcast(.refreshed(newer.publicView))
+            return false
+        }
+        broadcast(.signedOut(reason))
+        return true
+    }
+
+    func forget() async {
         session = nil
         loaded = true
         unsaved = false
@@ -190,7 +270,6 @@ public actor SessionManager {
             undeleted = true
             storageProblem = error
         }
-        broadcast(.signedOut(reason))
     }
 
     /// Retries a write or delete that storage refused earlier.

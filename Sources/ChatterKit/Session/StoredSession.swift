@@ -14,6 +14,10 @@ struct StoredSession: Codable, Sendable, Equatable {
     var sessionID: String?
     var username: String
     var user: UserProfile?
+    /// Counts the writes of this device's session, across every process sharing the store: a process holding
+    /// an older one in memory adopts the stored one instead of refreshing or deleting it. Nil in sessions
+    /// stored before it existed, read as 0.
+    var generation: Int?
 
     init(course response: AddUserResponse, at now: Date) {
         kind = .course
@@ -31,6 +35,16 @@ struct StoredSession: Codable, Sendable, Equatable {
         sessionID = response.sessionID
         username = response.user.displayName
         user = response.user
+    }
+
+    /// The stored JSON read back; nil for none, and for data no version of the SDK could have written.
+    static func decode(_ data: Data?) -> StoredSession? {
+        data.flatMap { try? JSONDecoder().decode(StoredSession.self, from: $0) }
+    }
+
+    /// Whether this was written after `other` (by this process or another sharing the store).
+    func isNewer(than other: StoredSession) -> Bool {
+        (generation ?? 0) > (other.generation ?? 0)
     }
 
     var publicView: AuthSession {

@@ -23,9 +23,12 @@ extension SecretStore {
 
 /// Why secure storage failed. None of these signs the user out; only `.unavailable` is worth retrying unchanged.
 public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Cannot be reached right now (device locked, keyring locked or not running, missing entitlement).
-    /// Retrying later may work; the user stays signed in.
+    /// Cannot be reached right now (device locked, keyring locked or not running). Retrying later may work;
+    /// the user stays signed in.
     case unavailable(String)
+    /// This build cannot use the store at all (no keychain entitlement, a wrong access group): retrying never
+    /// helps; a developer must fix the app's signing or configuration.
+    case misconfigured(String)
     /// The user or the system refused access (authentication failed or was cancelled).
     case denied(String)
     /// Protection the caller asked for cannot be set up, so nothing was stored (failing closed).
@@ -37,6 +40,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unavailable(let text): return "Secure storage is unavailable right now: \(text)"
+        case .misconfigured(let text): return "Secure storage is not set up for this app: \(text)"
         case .denied(let text): return "Access to secure storage was denied: \(text)"
         case .protectionUnavailable(let text): return "Secure storage cannot protect the item as asked: \(text)"
         case .failed(let text): return "Secure storage failed: \(text)"

@@ -27,7 +27,7 @@
                 case .signedOut, .expired:
                     signIn()
                 case .storageUnavailable:
-                    Label("Unlock this device to continue.", systemImage: "lock")
+                    Label(auth.notice ?? "Unlock this device to continue.", systemImage: "lock")
                 }
             }
             .safeAreaInset(edge: .top, spacing: 0) {

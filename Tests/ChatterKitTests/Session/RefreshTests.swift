@@ -202,20 +202,46 @@ import Testing
 
     @Test func aRefreshThatCannotBeStoredIsKeptInMemoryAndSavedLater() async throws {
         try await LiveServer.run(accessLifetime: 300) { server in
-            let store = MemoryStore()
+            let store = ScriptedStore()
             let counter = CountingTransport()
             let client = server.client(store: store, transport: counter)
             try await client.signInByEmail(on: server)
             server.clock.advance(by: 301)
 
-            store.setFailure(.unavailable("keyring locked"))
+            store.failWrites(.failed("disk full"))
             #expect(try await client.me().email == "ada@example.com")
-            #expect(await client.sessions.storageProblem == .unavailable("keyring locked"))
+            #expect(await client.sessions.storageProblem == .failed("disk full"))
+            #expect(store.writeAttempts >= 3, "tried again before giving up")
+            // The session stored before holds a refresh token the server has retired: it is gone, so a restart
+            // now finds no session instead of presenting that token and having the server end the session as reuse.
+            #expect(try await storedSession(in: store) == nil)
 
-            store.setFailure(nil)
+            store.failWrites(nil)
             _ = try await client.me()
             let saved = try #require(await storedSession(in: store))
             #expect(saved.accessExpiresAt == server.clock.now.addingTimeInterval(300), "the refreshed session, saved on the next use")
+            #expect(counter.count(NativePath.refresh) == 1)
+        }
+    }
+
+    @Test func noRefreshWhileStorageCannotTakeTheRotatedTokens() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            let store = MemoryStore()
+            let counter = CountingTransport()
+            let client = server.client(store: store, transport: counter)
+            try await client.signInByEmail(on: server)
+            let before = try #require(await storedSession(in: store))
+            server.clock.advance(by: 301)
+
+            // Locked (say a when-unlocked item while the phone is in a pocket): a pair rotated now would live only
+            // in memory, and die with the app.
+            store.setFailure(.unavailable("locked"))
+            await #expect(throws: ChatterError.storage(.unavailable("locked"))) { try await client.me() }
+            #expect(counter.count(NativePath.refresh) == 0)
+
+            store.setFailure(nil)
+            #expect(try await storedSession(in: store) == before, "nothing changed while locked")
+            #expect(try await client.me().email == "ada@example.com")
             #expect(counter.count(NativePath.refresh) == 1)
         }
     }

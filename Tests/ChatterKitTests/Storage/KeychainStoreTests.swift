@@ -142,7 +142,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (Int32(-25308), "unavailable"), (-25291, "unavailable"), (-34018, "unavailable"), (-25294, "unavailable"),
+        (Int32(-25308), "unavailable"), (-25291, "unavailable"), (-34018, "misconfigured"), (-25294, "unavailable"),
         (-25293, "denied"), (-128, "denied"), (-50, "failed"), (-26275, "failed"),
     ])
     func statusesMapToTypedErrors(status: Int32, kind: String) async throws {
@@ -155,6 +155,7 @@ import Testing
             case .unavailable: #expect(kind == "unavailable")
             case .denied: #expect(kind == "denied")
             case .failed: #expect(kind == "failed")
+            case .misconfigured: #expect(kind == "misconfigured")
             case .protectionUnavailable: Issue.record("unexpected \(error)")
             }
         }

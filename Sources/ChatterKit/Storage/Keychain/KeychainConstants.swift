@@ -14,6 +14,8 @@
     let kSecAttrAccessibleWhenUnlockedThisDeviceOnly = "aku"
     let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly = "akpu"
     let kSecAttrAccessControl = "accc"
+    let kSecAttrLabel = "labl"
+    let kSecUseAuthenticationContext = "u_AuthCtx"
     let kSecUseDataProtectionKeychain = "nleg"
     let kSecValueData = "v_Data"
     let kSecReturnData = "r_Data"
@@ -22,6 +24,7 @@
 
     let errSecSuccess: Int32 = 0
     let errSecUserCanceled: Int32 = -128
+    let errSecParam: Int32 = -50
     let errSecNotAvailable: Int32 = -25291
     let errSecAuthFailed: Int32 = -25293
     let errSecNoSuchKeychain: Int32 = -25294

@@ -42,26 +42,36 @@ public struct KeychainStore: SecretStore {
     public let service: String
     /// A keychain access group shared with the app's extensions, or nil for the app's own items.
     public let accessGroup: String?
-    /// When the items can be read. It is set on every write, so items written before keep their class until rewritten.
+    /// When the items can be read. An item written before with another class is replaced at its next write.
     public let accessibility: Accessibility
-    /// Who must be present to read an item, or nil for no prompt. With it, reading the session may ask for Face ID.
+    /// Who must be present to read the items in `protectedKeys`, or nil for no prompt. The other items (the
+    /// remembered email, device tokens, a pending Apple registration) never carry it: asking for an email code
+    /// must not ask for Face ID.
     public let accessControl: AccessControl?
+    /// The keys `accessControl` applies to: the session alone, by default.
+    public let protectedKeys: Set<String>
     /// The iOS-style keychain, which honours ThisDeviceOnly and access control. A command-line tool on
     /// macOS has no keychain entitlement for it and uses the login keychain instead (false).
     public let dataProtectionKeychain: Bool
+    /// The LocalAuthentication context a read of a protected item uses (`kSecUseAuthenticationContext`): the one
+    /// the app's lock evaluated, so one Face ID unlocks the app and its session. Nil: the system asks per read.
+    public let authenticationContext: (@Sendable () -> AnyObject?)?
     let functions: KeychainFunctions
 
     /// A store that makes its Security calls through `functions`: `.system` on Apple platforms, a stand-in in
     /// tests.
     public init(
         service: String, accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
-        accessControl: AccessControl? = nil, dataProtectionKeychain: Bool = true, functions: KeychainFunctions
+        accessControl: AccessControl? = nil, protectedKeys: Set<String> = [StoreKey.session], dataProtectionKeychain: Bool = true,
+        authenticationContext: (@Sendable () -> AnyObject?)? = nil, functions: KeychainFunctions
     ) {
         self.service = service
         self.accessGroup = accessGroup
         self.accessibility = accessibility
         self.accessControl = accessControl
+        self.protectedKeys = protectedKeys
         self.dataProtectionKeychain = dataProtectionKeychain
+        self.authenticationContext = authenticationContext
         self.functions = functions
     }
 
@@ -79,11 +89,23 @@ public struct KeychainStore: SecretStore {
         return query
     }
 
-    /// The protection and value attributes of a write. Fails closed: if the access control asked for
+    /// The access control `key` gets, if any.
+    func control(for key: String) -> AccessControl? {
+        protectedKeys.contains(key) ? accessControl : nil
+    }
+
+    /// The protection an item of `key` is written with, in words kept in its label (`kSecAttrLabel`), so a write
+    /// can tell an item of the same protection (its data is updated) from one of another (it is replaced).
+    func protectionLabel(for key: String) -> String {
+        let control = control(for: key).map { $0 == .userPresence ? "+presence" : "+biometry-current-set" } ?? ""
+        return "ChatterKit " + accessibility.constant + control
+    }
+
+    /// The attributes of a new item: protection, label and value. Fails closed: if the access control asked for
     /// cannot be created, nothing is written rather than writing an unprotected item.
-    func writeAttributes(_ data: Data) throws(StorageError) -> [String: Any] {
-        var attributes: [String: Any] = [kSecValueData as String: data]
-        if let accessControl {
+    func addAttributes(_ data: Data, for key: String) throws(StorageError) -> [String: Any] {
+        var attributes: [String: Any] = [kSecValueData as String: data, kSecAttrLabel as String: protectionLabel(for: key)]
+        if let accessControl = control(for: key) {
             guard let object = functions.createAccessControl(accessibility.constant, accessControl) else {
                 throw .protectionUnavailable("cannot create the \(accessControl) access control on this device")
             }
@@ -100,6 +122,9 @@ public struct KeychainStore: SecretStore {
         var query = itemQuery(key)
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
+        if control(for: key) != nil, let context = authenticationContext?() {
+            query[kSecUseAuthenticationContext as String] = context
+        }
         let (status, data) = functions.copyMatching(query)
         if status == errSecItemNotFound {
             // Before first unlock (iOS prewarms apps then) the Keychain cannot match an item it cannot
@@ -112,14 +137,31 @@ public struct KeychainStore: SecretStore {
         return data
     }
 
-    /// Adds the item, or updates it in place, so a failure never leaves no item at all. Throws
+    /// Stores `data` under `key`. An unprotected item of the same protection has its data updated in place (an
+    /// update carries only the data: it is not how protection is changed); any other item is deleted and added
+    /// again: one of another protection, and a protected one, whose update would need Face ID (in the
+    /// background it cannot be asked for) and which a biometry change may have invalidated for good. Throws
     /// `.protectionUnavailable`, writing nothing, when `accessControl` cannot be set up.
     public func write(_ data: Data, for key: String) async throws(StorageError) {
-        let attributes = try writeAttributes(data)
+        let attributes = try addAttributes(data, for: key)
         let query = itemQuery(key)
         var status = functions.add(query.merging(attributes) { $1 })
-        // Updating in place (not delete-then-add) so a failure can never leave no item at all.
-        if status == errSecDuplicateItem { status = functions.update(query, attributes) }
+        guard status == errSecDuplicateItem else {
+            guard status == errSecSuccess else { throw Self.error(status) }
+            return
+        }
+        if control(for: key) == nil {
+            var sameProtection = query
+            sameProtection[kSecAttrLabel as String] = protectionLabel(for: key)
+            status = functions.update(sameProtection, [kSecValueData as String: data])
+            if status == errSecSuccess { return }
+            guard status == errSecItemNotFound else { throw Self.error(status) }
+        }
+        // Replaced. Losing the old value if the add then fails is what a caller wants here: the session written
+        // is the newest, and an older one (its refresh token retired) must never be presented again.
+        status = functions.delete(query)
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.error(status) }
+        status = functions.add(query.merging(attributes) { $1 })
         guard status == errSecSuccess else { throw Self.error(status) }
     }
 
@@ -137,12 +179,16 @@ public struct KeychainStore: SecretStore {
         }
     }
 
-    /// Separates "try again later" (locked device, no entitlement) from "the user said no".
+    /// Separates "try again later" (locked device) from "the user said no" and from "this build cannot use
+    /// the keychain at all" (no entitlement: waiting never helps).
     static func error(_ status: Int32) -> StorageError {
         switch status {
         case errSecInteractionNotAllowed: return .unavailable("the device is locked (errSecInteractionNotAllowed)")
         case errSecNotAvailable: return .unavailable("no keychain is available (errSecNotAvailable)")
-        case errSecMissingEntitlement: return .unavailable("the app lacks the keychain entitlement (errSecMissingEntitlement)")
+        case errSecMissingEntitlement:
+            return .misconfigured(
+                "the app has no keychain entitlement for these items (errSecMissingEntitlement): sign it with a provisioning profile, check the access group, or use the login keychain (dataProtectionKeychain: false) in a command-line tool"
+            )
         case errSecNoSuchKeychain: return .unavailable("the keychain does not exist (errSecNoSuchKeychain)")
         case errSecAuthFailed: return .denied("authentication failed (errSecAuthFailed)")
         case errSecUserCanceled: return .denied("the user cancelled (errSecUserCanceled)")

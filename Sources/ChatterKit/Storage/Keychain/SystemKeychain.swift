@@ -25,13 +25,17 @@
 
     extension KeychainStore {
         /// A Keychain store on this Apple device.
+        /// `authenticationContext` hands out the `LAContext` reads of the session use: pass
+        /// `{ authenticator.context }` of the `LocalAuthenticator` that unlocks the app, so one prompt does both.
         public init(
             service: String, accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
-            accessControl: AccessControl? = nil, dataProtectionKeychain: Bool = true
+            accessControl: AccessControl? = nil, protectedKeys: Set<String> = [StoreKey.session], dataProtectionKeychain: Bool = true,
+            authenticationContext: (@Sendable () -> AnyObject?)? = nil
         ) {
             self.init(
                 service: service, accessGroup: accessGroup, accessibility: accessibility, accessControl: accessControl,
-                dataProtectionKeychain: dataProtectionKeychain, functions: .system)
+                protectedKeys: protectedKeys, dataProtectionKeychain: dataProtectionKeychain, authenticationContext: authenticationContext,
+                functions: .system)
         }
     }
 #endif

@@ -1,0 +1,138 @@
+import ChatterTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ChatterKit
+@testable import ChatterServer
+
+/// An app and its extensions (here: clients with their own memory, and real `chatter` processes) sharing one
+/// stored session take turns refreshing it, and adopt what another stored, so none presents a retired
+/// refresh token and chatterd never sees reuse (issue "ChatterKit on a real iPhone", item 3).
+@Suite struct SharedSessionTests {
+    /// Two session managers over one directory: two processes as far as the session is concerned.
+    func pair(_ server: LiveServer, directory: String, now: @escaping @Sendable () -> Date) -> (ChatterClient, ChatterClient, CountingTransport) {
+        let counter = CountingTransport()
+        let lock = FileLockCoordinator(path: directory + "/session.lock")
+        func client() -> ChatterClient {
+            ChatterClient(api: server.api(transport: counter), store: FileStore(directory: directory), coordinator: lock, now: now)
+        }
+        return (client(), client(), counter)
+    }
+
+    @Test func twoProcessesWithAnExpiringTokenRefreshOnceBetweenThem() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let (app, widget, counter) = pair(server, directory: directory, now: server.clock.function)
+                try await app.signInByEmail(on: server)
+                #expect(try await widget.me().email == "ada@example.com", "the widget reads the app's session")
+                server.clock.advance(by: 301)
+
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<40 { group.addTask { _ = try await (index.isMultiple(of: 2) ? app : widget).me() } }
+                    try await group.waitForAll()
+                }
+                #expect(counter.count(NativePath.refresh) == 1, "one refresh for both processes")
+                #expect(await app.sessions.currentSession == widget.sessions.currentSession)
+                #expect(try await server.store.auditEvents(userID: nil).contains { $0.event == "refresh_reused" } == false)
+            }
+        }
+    }
+
+    @Test func aProcessWhoseTokenAnotherRetiredAdoptsTheStoredOne() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let (app, widget, counter) = pair(server, directory: directory, now: server.clock.function)
+                try await app.signInByEmail(on: server)
+                _ = try await widget.me()
+                // The app refreshes; the widget still holds the access token that refresh retired.
+                try await app.sessions.refresh()
+                #expect(try await widget.me().email == "ada@example.com", "a 401 for the retired token reads the stored session")
+                #expect(counter.count(NativePath.refresh) == 1)
+                // And a refresh the widget starts itself uses the app's refresh token, not its retired one.
+                try await widget.sessions.refresh()
+                #expect(try await app.me().email == "ada@example.com")
+                #expect(counter.count(NativePath.refresh) == 2)
+                #expect(try await server.store.auditEvents(userID: nil).contains { $0.event == "refresh_reused" } == false)
+            }
+        }
+    }
+
+    @Test func signingOutInOneProcessSignsOutTheOther() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let (app, widget, _) = pair(server, directory: directory, now: server.clock.function)
+                try await app.signInByEmail(on: server)
+                _ = try await widget.me()
+                try await app.sessions.signOut()
+                server.clock.advance(by: 301)
+                await #expect(throws: ChatterError.signedOut(.userRequested)) { try await widget.me() }
+                #expect(await widget.sessions.currentSession == nil)
+            }
+        }
+    }
+
+    /// Real processes: four shells run `chatter whoami` back to back for a minute over one file store. Access
+    /// tokens are "expiring" two seconds after each refresh, so the processes race to refresh all along.
+    @Test(.timeLimit(.minutes(3))) func fourProcessesShareOneSessionForAMinute() async throws {
+        let chatter = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("chatter").path
+        guard FileManager.default.isExecutableFile(atPath: chatter) else {
+            print("skipped: the chatter executable is not built beside the tests (\(chatter))")
+            return
+        }
+        let seconds = Int(ProcessInfo.processInfo.environment["CHATTER_SHARED_SESSION_SECONDS"] ?? "") ?? 60
+        try await LiveServer.run(accessLifetime: 62) { server in
+            try await withTemporaryDirectory { home in
+                let cli = CLI(server: server, home: home)
+                let login = await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server))
+                #expect(login.exitCode == 0, "\(login.errors)")
+                // chatterd's clock follows the real one, as the processes' clocks do.
+                let ticking = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(100))
+                        server.clock.advance(by: 0.1)
+                    }
+                }
+                defer { ticking.cancel() }
+                let script = """
+                    end=$(( $(date +%s) + \(seconds) ))
+                    while [ "$(date +%s)" -lt "$end" ]; do
+                      if "\(chatter)" whoami --json >/dev/null 2>"$CHATTER_HOME/err-$$"; then echo ok; else echo "failed $(cat "$CHATTER_HOME/err-$$")"; fi
+                    done
+                    """
+                let outcomes = try await withThrowingTaskGroup(of: ChildProcess.Outcome.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            try await ChildProcess.run(
+                                "/usr/bin/env",
+                                [
+                                    "CHATTER_HOME=\(home)", "CHATTER_SERVER=\(server.baseURL.absoluteString)", "CHATTER_STORE=file", "HOME=\(home)", "/bin/sh",
+                                    "-c", script,
+                                ],
+                                timeout: .seconds(seconds + 60))
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let lines = outcomes.flatMap { String(decoding: $0.output, as: UTF8.self).split(separator: "\n") }
+                let failures = lines.filter { $0 != "ok" }
+                let directory =
+                    home + "/sessions/"
+                    + (try #require(try FileManager.default.contentsOfDirectory(atPath: home + "/sessions").first { !$0.hasSuffix(".lock") }))
+                let stored = try #require(try await storedSession(in: FileStore(directory: directory)))
+                let events = try await server.store.auditEvents(userID: nil).map(\.event)
+                print(
+                    "shared session: \(outcomes.count) processes, \(lines.count) runs of chatter whoami in \(seconds) s, \(failures.count) failed,"
+                        + " \(stored.generation ?? 0) writes of the session, reuse detected: \(events.filter { $0 == "refresh_reused" }.count)")
+                #expect(outcomes.allSatisfy { $0.status == 0 && !$0.timedOut })
+                #expect(failures.isEmpty, "\(failures.prefix(3))")
+                #expect(lines.count >= 8 * outcomes.count, "the processes kept running")
+                #expect((stored.generation ?? 0) >= seconds / 4, "refreshed all along")
+                #expect(!events.contains("refresh_reused"))
+                let last = await cli.run(["whoami"])
+                #expect(last.exitCode == 0, "the session never ended: \(last.errors)")
+            }
+        }
+    }
+}

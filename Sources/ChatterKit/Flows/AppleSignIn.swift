@@ -34,6 +34,22 @@ public struct PendingAppleRegistration: Codable, Sendable, Equatable {
     public var name: NameParts?
     /// The email Apple gave on the first sign-in (possibly a private relay address); `nil` when it gave none.
     public var email: String?
+    /// When the record was kept; nil in records kept before it existed, which count as old.
+    public var keptAt: Date?
+
+    /// How long Apple's name and email are kept for a sign-in that has not reached chatterd: long enough for a
+    /// phone to be back online, not forever.
+    public static let keptFor: TimeInterval = 7 * 24 * 3600
+
+    /// When the identity token ends (its `exp` claim, read without checking the signature: chatterd checks
+    /// it); nil when the token has none or cannot be read. A token past it is never sent: the answer would be 401.
+    public var tokenExpiresAt: Date? {
+        let parts = identityToken.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Data(base64URL: String(parts[1])),
+            let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any], let exp = claims["exp"] as? Double
+        else { return nil }
+        return Date(timeIntervalSince1970: exp)
+    }
 }
 
 /// Sign in with Apple (F4) around the system sheet, which the app presents.
@@ -73,7 +89,7 @@ public final class AppleSignInFlow {
             return false
         }
         self.nonce = nil
-        var record = PendingAppleRegistration(identityToken: identityToken, rawNonce: nonce.raw, name: name, email: email)
+        var record = PendingAppleRegistration(identityToken: identityToken, rawNonce: nonce.raw, name: name, email: email, keptAt: now())
         // Apple gives the name only once: if an earlier attempt kept it, this attempt carries it.
         if let kept = await pending() {
             record.name = record.name ?? kept.name
@@ -83,12 +99,17 @@ public final class AppleSignInFlow {
         return await send(record)
     }
 
-    /// At launch: sends a registration that did not reach chatterd last time.
+    /// When the view appears: sends a registration that did not reach chatterd last time, while its identity
+    /// token is still good (Apple's last minutes). After that the name and email stay kept, without a banner, for
+    /// the next tap of the button to carry.
     @discardableResult
     public func retryPendingRegistration() async -> Bool {
         guard let record = await pending() else { return false }
+        guard let end = record.tokenExpiresAt, end.timeIntervalSince(now()) > 5 else { return false }
         return await send(record)
     }
+
+    private func now() -> Date { client.sessions.now() }
 
     func fail(message: String?) {
         nonce = nil
@@ -111,9 +132,14 @@ public final class AppleSignInFlow {
         }
     }
 
+    /// The kept record; one kept longer than `PendingAppleRegistration.keptFor` is deleted instead.
     func pending() async -> PendingAppleRegistration? {
         let data = try? await store.read(StoreKey.pendingAppleRegistration)
-        let record = data.flatMap { try? JSONDecoder().decode(PendingAppleRegistration.self, from: $0) }
+        var record = data.flatMap { try? JSONDecoder().decode(PendingAppleRegistration.self, from: $0) }
+        if let kept = record, now().timeIntervalSince(kept.keptAt ?? .distantPast) > PendingAppleRegistration.keptFor {
+            try? await store.delete(StoreKey.pendingAppleRegistration)
+            record = nil
+        }
         hasPendingRegistration = record != nil
         return record
     }

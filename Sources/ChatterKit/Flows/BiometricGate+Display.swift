@@ -32,13 +32,16 @@ extension BiometricGate {
         switch lastOutcome {
         case .failed?: return "Not recognised. Try again."
         case .lockedOut?: return "Too many attempts. Unlock with your device passcode."
+        case .unavailable?: return "This device cannot check it is you: set a passcode (and Face ID or Touch ID) in Settings."
         case .success?, .cancelled?, nil: return nil
         }
     }
 
-    /// Follows the scene's phase (SwiftUI's `scenePhase`): the background starts the grace period, and
-    /// coming back active after it locks again.
+    /// Follows the scene's phase (SwiftUI's `scenePhase`): leaving `.active` covers the content at once (before
+    /// the app switcher's snapshot), the background starts the grace period, and coming back active after it
+    /// locks again.
     public func scenePhaseChanged(isActive: Bool, isBackground: Bool, hasSession: Bool) {
+        if !isActive { appResignedActive(hasSession: hasSession) }
         if isBackground { appEnteredBackground() }
         if isActive { appEnteredForeground(hasSession: hasSession) }
     }

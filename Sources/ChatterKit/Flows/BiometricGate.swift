@@ -25,6 +25,22 @@ public enum AuthenticationOutcome: Sendable, Equatable {
     case failed
     /// Too many failures; the system requires the passcode before biometry works again.
     case lockedOut
+    /// The device cannot ask now: no passcode set, no face or finger enrolled, biometry turned off for the app.
+    case unavailable
+}
+
+extension AuthenticationOutcome {
+    /// The outcome for LocalAuthentication's `LAError.Code` raw value, kept here so the mapping is tested on
+    /// every platform (developer.apple.com/documentation/localauthentication/laerror-swift.struct/code).
+    /// `notInteractive` (-1004: the app is not in the foreground) is a cancel: the lock asks again when active.
+    public init(localAuthenticationErrorCode code: Int) {
+        switch code {
+        case -2, -3, -4, -9, -1004: self = .cancelled  // userCancel, userFallback, systemCancel, appCancel, notInteractive
+        case -8: self = .lockedOut  // biometryLockout
+        case -5, -6, -7: self = .unavailable  // passcodeNotSet, biometryNotAvailable, biometryNotEnrolled
+        default: self = .failed  // authenticationFailed, invalidContext, and codes added later
+        }
+    }
 }
 
 /// Face ID / Touch ID / passcode, injected so the policy is testable without a device. On Apple
@@ -34,6 +50,14 @@ public protocol DeviceAuthenticator: Sendable {
     func availableKind() -> BiometryKind
     /// Shows the system prompt with `reason` and waits for the user; every ending is an outcome, nothing throws.
     func authenticate(reason: String) async -> AuthenticationOutcome
+    /// Forgets what the last success proved (its LAContext), so nothing it unlocked stays unlocked: called
+    /// each time the gate locks.
+    func invalidate()
+}
+
+extension DeviceAuthenticator {
+    /// Nothing to forget: the default for authenticators that keep no context.
+    public func invalidate() {}
 }
 
 /// Decides when the stored session must be unlocked (F5): on launch and after the app was in the
@@ -47,6 +71,12 @@ public final class BiometricGate {
     public var gracePeriod: TimeInterval
     /// The content stays covered until `unlock(reason:)` succeeds.
     public private(set) var isLocked: Bool
+    /// The app is not active (the app switcher, a call, the background) while a session is protected: cover the
+    /// content, so the system's snapshot and a glance show nothing. It lifts when the app is active again.
+    public private(set) var isCovered = false
+    /// Whether the content must not be in the view tree at all: locked (so none of its tasks make signed-in
+    /// requests) or covered.
+    public var hidesContent: Bool { isLocked || isCovered }
     /// How the last attempt ended; `nil` before the first. `message` puts it in words.
     public private(set) var lastOutcome: AuthenticationOutcome?
     /// Failed attempts since the last success.
@@ -79,6 +109,7 @@ public final class BiometricGate {
     /// At launch: lock when the policy applies.
     public func appLaunched(hasSession: Bool) {
         isLocked = applies(hasSession: hasSession)
+        if isLocked { authenticator.invalidate() }
     }
 
     /// Follows the app's auth state: the session found at launch locks, a sign-in later does not (the
@@ -100,11 +131,20 @@ public final class BiometricGate {
         backgroundedAt = now()
     }
 
-    /// Back in the foreground: lock again only after the grace period.
+    /// The app is no longer active (it may be about to be snapshotted for the app switcher): covers the content.
+    public func appResignedActive(hasSession: Bool) {
+        if applies(hasSession: hasSession) { isCovered = true }
+    }
+
+    /// Back in the foreground: lock again only after the grace period; the cover lifts.
     public func appEnteredForeground(hasSession: Bool) {
+        isCovered = false
         defer { backgroundedAt = nil }
         guard let backgroundedAt, applies(hasSession: hasSession) else { return }
-        if now().timeIntervalSince(backgroundedAt) > gracePeriod { isLocked = true }
+        if now().timeIntervalSince(backgroundedAt) > gracePeriod {
+            isLocked = true
+            authenticator.invalidate()
+        }
     }
 
     /// Asks the device; only success unlocks. A cancel leaves the session locked but never deletes it.
@@ -119,7 +159,7 @@ public final class BiometricGate {
             failures = 0
         case .failed:
             failures += 1
-        case .cancelled, .lockedOut:
+        case .cancelled, .lockedOut, .unavailable:
             break
         }
         return outcome

@@ -41,8 +41,10 @@
         }
     }
 
-    /// Covers the content with the lock screen while the gate is locked, and tells the gate when the app
-    /// goes to the background and comes back, and what the auth state is.
+    /// Replaces the content with the lock screen while the gate is locked (the content leaves the view tree, so
+    /// its tasks make no signed-in requests), covers it while the app is not active (the app switcher's
+    /// snapshot shows nothing), and tells the gate when the app goes to the background and comes back, and
+    /// what the auth state is.
     struct BiometricLock: ViewModifier {
         let gate: BiometricGate
         let auth: AuthState
@@ -50,9 +52,17 @@
 
         func body(content: Content) -> some View {
             ZStack {
-                content
-                    .opacity(gate.isLocked ? 0 : 1)
-                if gate.isLocked { LockScreen(gate: gate) }
+                if gate.isLocked {
+                    LockScreen(gate: gate)
+                } else if gate.isCovered {
+                    Image(systemName: "lock.shield")
+                        .font(.system(size: 56))
+                        .foregroundStyle(.tint)
+                        .frame(maxWidth: .infinity, maxHeight: .infinity)
+                        .background(.background)
+                } else {
+                    content
+                }
             }
             .onChange(of: auth.phase, initial: true) { _, phase in
                 gate.follow(phase)

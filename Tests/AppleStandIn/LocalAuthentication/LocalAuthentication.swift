@@ -35,4 +35,8 @@ open class LAContext: NSObject {
     open var biometryType: LABiometryType { .none }
     open func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool { false }
     open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool { false }
+    // developer.apple.com/documentation/localauthentication/lacontext/invalidate()
+    open func invalidate() {}
+    // developer.apple.com/documentation/localauthentication/lacontext/interactionnotallowed
+    open var interactionNotAllowed: Bool = false
 }

@@ -77,6 +77,50 @@ import Testing
         }
     }
 
+    @Test func aKeptTokenPastItsEndIsNotSentAgainButItsNameIsKept() async throws {
+        try await LiveServer.run { server in
+            let store = MemoryStore()
+            let counter = CountingTransport()
+            server.appleKeys.setFailing(true)
+            let flow = await AppleSignInFlow(client: server.client(store: store, transport: counter))
+            let nonce = await flow.startRequest()
+            let name = NameParts(givenName: "Grace", familyName: "Hopper")
+            _ = await flow.complete(identityToken: try server.appleToken(subject: "005", nonce: nonce.raw), name: name, email: nil)
+            #expect(counter.count(NativePath.apple) == 1)
+            server.appleKeys.setFailing(false)
+
+            // The view appears again after Apple's token has ended (ten minutes): nothing is sent, no 401 banner.
+            server.clock.advance(by: 601)
+            let next = await AppleSignInFlow(client: server.client(store: store, transport: counter))
+            #expect(await next.retryPendingRegistration() == false)
+            #expect(await next.retryPendingRegistration() == false)
+            #expect(counter.count(NativePath.apple) == 1, "an ended token is never sent")
+            #expect(await next.errorMessage == nil)
+            #expect(await next.hasPendingRegistration, "the name Apple gives once is still kept")
+
+            // The next tap of the button carries it.
+            let second = await next.startRequest()
+            #expect(await next.complete(identityToken: try server.appleToken(subject: "005", nonce: second.raw), name: nil, email: nil))
+            #expect(await next.signedIn?.user?.displayName == "Grace Hopper")
+        }
+    }
+
+    @Test func aKeptNameIsForgottenAfterAWeek() async throws {
+        try await LiveServer.run { server in
+            let store = MemoryStore()
+            server.appleKeys.setFailing(true)
+            let flow = await AppleSignInFlow(client: server.client(store: store))
+            let nonce = await flow.startRequest()
+            _ = await flow.complete(
+                identityToken: try server.appleToken(subject: "006", nonce: nonce.raw), name: NameParts(givenName: "Grace"), email: nil)
+            #expect(store.keys.contains(StoreKey.pendingAppleRegistration))
+            server.clock.advance(by: PendingAppleRegistration.keptFor + 1)
+            #expect(await flow.retryPendingRegistration() == false)
+            #expect(store.keys.contains(StoreKey.pendingAppleRegistration) == false)
+            #expect(await flow.hasPendingRegistration == false)
+        }
+    }
+
     @Test func signingInTwiceIsOneAccount() async throws {
         try await LiveServer.run { server in
             let flow = await AppleSignInFlow(client: server.client())

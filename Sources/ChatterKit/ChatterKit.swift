@@ -4,6 +4,6 @@
 /// native APIs, and the logic of every sign-in screen. It depends on Foundation and ChatterWire only,
 /// so apps do not pull in NIO.
 public enum ChatterKit {
-    /// This SDK's version; the default `ChatterAPI.userAgent` is `ChatterKit/` followed by it.
-    public static let version = "0.2.0"
+    /// This SDK's version; it is in `ChatterAPI.defaultUserAgent`, and the repository's version tag and the top entry of CHANGELOG.md are the same.
+    public static let version = "0.3.0"
 }

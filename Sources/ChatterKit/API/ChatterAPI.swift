@@ -8,12 +8,12 @@ public struct ChatterAPI: Sendable {
     public let baseURL: URL
     /// Carries every request. Certificate pinning and timeouts are set up there, not here.
     public let transport: any HTTPTransport
-    /// Sent as `User-Agent`, which the server shows in the session list.
+    /// Sent as `User-Agent`, which the server shows in the session list; `defaultUserAgent` names the app and device.
     public var userAgent: String
 
     /// A client for the chatterd at `baseURL`. The default transport uses `URLSession.shared`; pass a
     /// `URLSessionTransport` over a session of your own to pin the server's key.
-    public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), userAgent: String = "ChatterKit/\(ChatterKit.version)") {
+    public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), userAgent: String = ChatterAPI.defaultUserAgent) {
         self.baseURL = baseURL
         self.transport = transport
         self.userAgent = userAgent

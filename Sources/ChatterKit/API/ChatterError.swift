@@ -17,7 +17,7 @@ public enum SignOutReason: String, Sendable, Equatable, Codable {
 
 /// Every error the SDK throws. Only `.signedOut` means the session is gone: after `.network`, `.storage`,
 /// `.rateLimited` or `.server` the user is still signed in, and the UI can offer to try again.
-public enum ChatterError: Error, Sendable, Equatable {
+public enum ChatterError: LocalizedError, Sendable, Equatable {
     /// There is no session; sign in first.
     case notSignedIn
     /// The server ended the session; it has been deleted on this device.
@@ -66,4 +66,7 @@ public enum ChatterError: Error, Sendable, Equatable {
         default: return nil
         }
     }
+
+    /// `message`, so `localizedDescription` and SwiftUI's error alerts say what happened.
+    public var errorDescription: String? { message }
 }

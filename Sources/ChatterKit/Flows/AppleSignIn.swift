@@ -1,28 +1,6 @@
 import Foundation
 import Observation
 
-/// A Sign in with Apple nonce: the app passes `hashed` to Apple's request and sends `raw` to chatterd,
-/// which checks that the identity token carries SHA-256(raw), so a stolen token cannot be replayed.
-public struct AppleNonce: Sendable, Equatable {
-    /// The nonce itself, which chatterd receives with the identity token; Apple gets only `hashed`.
-    public let raw: String
-    /// Lower-case hex SHA-256 of `raw`, as Apple embeds it in the token.
-    public let hashed: String
-
-    /// The nonce `raw`, with its hash; `generate(length:)` makes a random one.
-    public init(raw: String) {
-        self.raw = raw
-        hashed = SHA256Digest.hex(Array(raw.utf8))
-    }
-
-    /// 32 characters from the system's CSPRNG.
-    public static func generate(length: Int = 32) -> AppleNonce {
-        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVXYZabcdefghijklmnopqrstuvwxyz-._")
-        var generator = SystemRandomNumberGenerator()
-        return AppleNonce(raw: String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
-    }
-}
-
 /// Apple's name and email from a first sign-in. Apple sends them once; this record keeps them in secure
 /// storage until chatterd confirms the registration, so a failed request does not lose them.
 public struct PendingAppleRegistration: Codable, Sendable, Equatable {
@@ -65,7 +43,7 @@ public final class AppleSignInFlow {
     public private(set) var hasPendingRegistration = false
 
     @ObservationIgnored let client: ChatterClient
-    @ObservationIgnored private var nonce: AppleNonce?
+    @ObservationIgnored private var nonce: Nonce?
 
     /// A flow signing in to `client`, whose secure storage keeps Apple's details until chatterd has them.
     public init(client: ChatterClient) {
@@ -75,8 +53,8 @@ public final class AppleSignInFlow {
     var store: any SecretStore { client.sessions.store }
 
     /// A new nonce for the next request: set `request.nonce = nonce.hashed`.
-    public func startRequest() -> AppleNonce {
-        let fresh = AppleNonce.generate()
+    public func startRequest() -> Nonce {
+        let fresh = Nonce.generate()
         nonce = fresh
         return fresh
     }

@@ -66,6 +66,12 @@ public final class AuthState {
         }
     }
 
+    /// The app came to the foreground: refreshes a session whose access token ended while it was away (a network
+    /// failure is tried again after 1, 2 and 4 seconds), so the first request does not wait for it.
+    public func appBecameActive() async {
+        await sessions.refreshIfNeeded()
+    }
+
     /// Reads storage again after it was unavailable (call when protected data becomes available).
     public func retryStorage() async {
         apply(.initialSession(await sessions.retryStorage()))

@@ -42,6 +42,14 @@ public final class SessionList {
                 ("Android", "Android"), ("Macintosh", "Mac"), ("Mac OS X", "Mac"), ("Windows", "Windows"), ("CrOS", "Chromebook"),
                 ("Linux", "Linux"), ("CFNetwork", "Apple device"),
             ]
+            let device = known.dropFirst(2).first { agent.contains($0.marker) }?.name
+            if agent.contains("ChatterKit/") {
+                // `App/1.2 ChatterKit/0.3.0 (iOS 18.1; iPhone15,2)`: the app by its own name, on its device.
+                let first = agent.prefix { $0 != "/" && $0 != " " }
+                let app = first.isEmpty || first == "ChatterKit" ? "Chatter app" : String(first.prefix(40))
+                let model = agent.contains("macOS") ? "Mac" : device
+                return model.map { "\(app) on \($0)" } ?? app
+            }
             return known.first { agent.contains($0.marker) }?.name ?? "Unknown device"
         }
     }

@@ -69,7 +69,9 @@ extension SessionManager {
         } catch {
             throw ChatterError.storage(error)
         }
-        return try await takingTurn { try await self.refreshTakingTurn(used) }
+        return try await BackgroundCompletion.run("Refreshing the Chatter session") {
+            try await self.takingTurn { try await self.refreshTakingTurn(used) }
+        }
     }
 
     /// Adopts what another process stored since `used` was read, or refreshes `used` and stores the answer.

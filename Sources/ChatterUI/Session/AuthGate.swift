@@ -9,6 +9,7 @@
         let auth: AuthState
         let signIn: () -> SignIn
         let content: (AuthSession) -> Content
+        @Environment(\.scenePhase) private var scenePhase
 
         /// Shows `signIn` while signed out or expired, and `content` with the session while signed in.
         public init(auth: AuthState, @ViewBuilder signIn: @escaping () -> SignIn, @ViewBuilder content: @escaping (AuthSession) -> Content) {
@@ -40,6 +41,9 @@
                 }
             }
             .task { [auth] in await auth.run() }
+            .onChange(of: scenePhase) { _, phase in
+                if phase == .active { Task { await auth.appBecameActive() } }
+            }
         }
     }
 

@@ -7,12 +7,12 @@ import Testing
 @Suite struct AppleSignInFlowTests {
 
     @Test func nonceHashIsSHA256OfTheRawNonce() {
-        #expect(AppleNonce(raw: "abc").hashed == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(AppleNonce(raw: "").hashed == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(Nonce(raw: "abc").hashed == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Nonce(raw: "").hashed == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let long = String(repeating: "a", count: 1_000)
-        #expect(AppleNonce(raw: long).hashed == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
-        let first = AppleNonce.generate()
-        let second = AppleNonce.generate()
+        #expect(Nonce(raw: long).hashed == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        let first = Nonce.generate()
+        let second = Nonce.generate()
         #expect(first.raw.count == 32 && first.raw != second.raw)
     }
 

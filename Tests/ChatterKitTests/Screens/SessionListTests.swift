@@ -18,7 +18,9 @@ import Testing
             let rows = await list.rows
             #expect(rows.count == 2)
             #expect(rows.first?.isCurrent == true, "this device comes first, though the phone was used later")
-            #expect(rows.map(\.device) == ["Chatter app", "Chatter app"])
+            let expected = SessionList.Row.deviceName(userAgent: ChatterAPI.defaultUserAgent)
+            #expect(expected.hasPrefix("Chatter app") || expected.contains(" on "))
+            #expect(rows.map(\.device) == [expected, expected])
             let other = try #require(rows.last)
             #expect(await list.revokeTitle(for: other) == "Revoke")
             await list.revoke(other)
@@ -69,10 +71,25 @@ import Testing
         }
     }
 
+    @Test func theDefaultUserAgentNamesTheAppAndTheDevice() {
+        #expect(
+            ChatterAPI.userAgent(appName: "CourseChat", appVersion: "1.2", system: "iOS 18.1", machine: "iPhone15,2")
+                == "CourseChat/1.2 ChatterKit/\(ChatterKit.version) (iOS 18.1; iPhone15,2)")
+        // Whatever a bundle says, it stays one header line of token characters.
+        let odd = ChatterAPI.userAgent(appName: "Evil\r\nX-Admin: 1 (é)", appVersion: "1 beta", system: "iOS 18.1", machine: "x);(")
+        #expect(odd == "Evil-X-Admin--1----/1-beta ChatterKit/\(ChatterKit.version) (iOS 18.1; x)")
+        #expect(
+            ChatterAPI.userAgent(appName: nil, appVersion: "1", system: "Linux 6.1", machine: "x86_64")
+                == "ChatterKit/\(ChatterKit.version) (Linux 6.1; x86_64)")
+        #expect(ChatterAPI.defaultUserAgent.contains("ChatterKit/\(ChatterKit.version) ("))
+        #expect(SessionList.Row.deviceName(userAgent: ChatterAPI.defaultUserAgent) != "Unknown device")
+    }
+
     @Test func deviceNamesComeFromTheUserAgent() {
         let names: [(String?, String)] = [
             (nil, "Unknown device"), ("", "Unknown device"), ("chatter/0.2.0 (terminal)", "chatter (terminal)"),
-            ("ChatterKit/0.2.0", "Chatter app"),
+            ("ChatterKit/0.2.0", "Chatter app"), ("CourseChat/1.2 ChatterKit/0.3.0 (iOS 18.1; iPhone15,2)", "CourseChat on iPhone"),
+            ("Notes/3 ChatterKit/0.3.0 (macOS 15.1; arm64)", "Notes on Mac"), ("ChatterKit/0.3.0 (watchOS 11.0; Watch7,1)", "Chatter app on Apple Watch"),
             ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15", "iPhone"),
             ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15", "Mac"),
             ("Mozilla/5.0 (X11; Linux x86_64) Chrome/120", "Linux"), ("Mozilla/5.0 (Linux; Android 14)", "Android"),

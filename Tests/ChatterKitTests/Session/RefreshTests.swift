@@ -224,6 +224,30 @@ import Testing
         }
     }
 
+    @Test func comingToTheForegroundRefreshesRetryingANetworkThatIsNotBackYet() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            let switchable = SwitchableTransport()
+            let counter = CountingTransport(switchable)
+            let client = server.client(transport: counter)
+            try await client.signInByEmail(on: server)
+            server.clock.advance(by: 301)
+            // Back from the background before the network is.
+            switchable.setDown(true)
+            let foreground = Task { await AuthState(sessions: client.sessions).appBecameActive() }
+            #expect(await eventually { counter.count(NativePath.refresh) == 1 })
+            switchable.setDown(false)
+            await foreground.value
+            #expect(counter.count(NativePath.refresh) == 2, "tried again after a second")
+            guard case .valid = await client.sessions.state else {
+                Issue.record("not refreshed: \(await client.sessions.state)")
+                return
+            }
+            // Nothing to do while the token is good.
+            await client.sessions.refreshIfNeeded()
+            #expect(counter.count(NativePath.refresh) == 2)
+        }
+    }
+
     @Test func noRefreshWhileStorageCannotTakeTheRotatedTokens() async throws {
         try await LiveServer.run(accessLifetime: 300) { server in
             let store = MemoryStore()

@@ -24,6 +24,14 @@ import Testing
         return values
     }()
 
+    @Test func sessionsAreNamedByTheirAppAndDevice() {
+        #expect(UserAgentName.short("CourseChat/1.2 ChatterKit/0.3.0 (iOS 18.1; iPhone15,2)") == "CourseChat on iPhone")
+        #expect(UserAgentName.short("Notes/3 ChatterKit/0.3.0 (macOS 15.1; arm64)") == "Notes on macOS")
+        #expect(UserAgentName.short("ChatterKit/0.2.0") == "Chatter app")
+        #expect(UserAgentName.short("chatter/0.3.0 (terminal)") == "chatter (terminal)")
+        #expect(UserAgentName.short("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Safari/604.1") == "Safari on iPhone")
+    }
+
     @Test func everySpecialCharacterIsEscapedEvenWithACombiningMarkAfterIt() {
         for value in Self.adversarial {
             let escaped = HTMLText.escape(value)

@@ -98,7 +98,8 @@ let package = Package(
         ),
 
         // The client SDK depends on Foundation only, so apps do not pull in NIO.
-        .target(name: "ChatterKit", dependencies: ["ChatterWire"], swiftSettings: strict),
+        // Its privacy manifest goes into the app with it (App Store Connect asks for one from SDKs).
+        .target(name: "ChatterKit", dependencies: ["ChatterWire"], resources: [.copy("PrivacyInfo.xcprivacy")], swiftSettings: strict),
         // SwiftUI screens over ChatterKit's view models; every file is Apple-only, so elsewhere it builds to
         // nothing. `.ci/apple-typecheck` checks it on Linux against Tests/AppleStandIn.
         .target(name: "ChatterUI", dependencies: ["ChatterKit"], swiftSettings: strict),

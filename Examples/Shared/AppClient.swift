@@ -5,6 +5,8 @@ import Foundation
 /// One client per server and store: two would each refresh the same session.
 enum AppClient {
     static let shared = ChatterClient(api: ChatterAPI(baseURL: url(forInfoKey: "CHATTER_SERVER_URL")), store: store)
+    /// The app's observable entry point over `shared`: the phase, "signed in?", sign-out. Put in the environment.
+    @MainActor static let chatter = Chatter(client: shared)
 
     /// The Keychain: this device only, readable after the first unlock.
     static let store: any SecretStore = {

@@ -6,17 +6,18 @@ import SwiftUI
 /// or the signed-in screen by the auth state.
 @main
 struct KeychainLoginApp: App {
-    @State private var auth = AuthState(sessions: AppClient.shared.sessions)
+    @State private var chatter = AppClient.chatter
 
     var body: some Scene {
         WindowGroup {
             Prepared {
-                AuthGate(auth: auth) {
+                AuthGate(chatter) {
                     SignInScreen()
                 } content: { session in
                     SignedInScreen(session: session)
                 }
             }
+            .environment(chatter)  // any view reads it: @Environment(Chatter.self)
         }
     }
 }

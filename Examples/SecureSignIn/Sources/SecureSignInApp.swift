@@ -10,7 +10,7 @@ import SwiftUI
 /// the account, locked at launch and after five minutes in the background while a session is stored.
 @main
 struct SecureSignInApp: App {
-    @State private var auth = AuthState(sessions: AppClient.shared.sessions)
+    @State private var chatter = AppClient.chatter
     @State private var gate = BiometricGate(authenticator: LocalAuthenticator())
 
     var body: some Scene {
@@ -18,20 +18,21 @@ struct SecureSignInApp: App {
             Prepared {
                 // The lock wraps the gate, not only the signed-in content: it must see the session the app
                 // launched with (which locks) apart from a sign-in made here (which does not).
-                AuthGate(auth: auth) {
+                AuthGate(chatter) {
                     SignInScreen()
                 } content: { _ in
                     SignedInTabs()
                 }
-                .biometricLock(gate, auth: auth)
+                .biometricLock(gate, auth: chatter.auth)
                 #if os(iOS)
                     // Launched before the first unlock (iOS prewarms apps), the Keychain cannot be read yet:
                     // read the session again once it can.
                     .onReceive(NotificationCenter.default.publisher(for: UIApplication.protectedDataDidBecomeAvailableNotification)) { _ in
-                        Task { await auth.retryStorage() }
+                        Task { await chatter.auth.retryStorage() }
                     }
                 #endif
             }
+            .environment(chatter)  // any view reads it: @Environment(Chatter.self)
         }
     }
 }

@@ -6,17 +6,18 @@ import SwiftUI
 /// signed-in name.
 @main
 struct WatchAppleSignInApp: App {
-    @State private var auth = AuthState(sessions: AppClient.shared.sessions)
+    @State private var chatter = AppClient.chatter
 
     var body: some Scene {
         WindowGroup {
             Prepared {
-                AuthGate(auth: auth) {
+                AuthGate(chatter) {
                     SignInScreen()
                 } content: { session in
                     SignedInScreen(session: session)
                 }
             }
+            .environment(chatter)  // any view reads it: @Environment(Chatter.self)
         }
     }
 }

@@ -6,17 +6,18 @@ import SwiftUI
 /// in as the app is, beside the account screen.
 @main
 struct WebViewApp: App {
-    @State private var auth = AuthState(sessions: AppClient.shared.sessions)
+    @State private var chatter = AppClient.chatter
 
     var body: some Scene {
         WindowGroup {
             Prepared {
-                AuthGate(auth: auth) {
+                AuthGate(chatter) {
                     SignInScreen()
                 } content: { _ in
                     SignedInTabs()
                 }
             }
+            .environment(chatter)  // any view reads it: @Environment(Chatter.self)
         }
     }
 }

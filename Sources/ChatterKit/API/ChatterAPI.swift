@@ -10,6 +10,8 @@ public struct ChatterAPI: Sendable {
     public let transport: any HTTPTransport
     /// Sent as `User-Agent`, which the server shows in the session list; `defaultUserAgent` names the app and device.
     public var userAgent: String
+    /// Told of every exchange once it ends, for an app's own logging (`os.Logger`, a crash reporter); nil for none.
+    public var log: (@Sendable (RequestLog) -> Void)?
 
     /// A client for the chatterd at `baseURL`. The default transport uses `URLSession.shared`; pass a
     /// `URLSessionTransport` over a session of your own to pin the server's key.
@@ -52,17 +54,18 @@ public struct ChatterAPI: Sendable {
         }
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
         let response: TransportResponse
+        let started = ContinuousClock.now
+        let route = String(path.prefix { $0 != "?" })
         do {
             response = try await transport.send(TransportRequest(method: method, url: url(path), headers: headers, body: data))
-        } catch let error where Self.isCancellation(error) {
-            throw ChatterError.cancelled
-        } catch let error as ChatterError {
-            throw error
         } catch {
-            throw ChatterError.network(Self.describe(error))
+            log?(RequestLog(method: method, path: route, status: nil, error: nil, duration: ContinuousClock.now - started))
+            throw Self.failure(error)
         }
+        let failed = (200..<300).contains(response.status) ? nil : try? JSONDecoder().decode(ErrorBody.self, from: response.body)
+        log?(RequestLog(method: method, path: route, status: response.status, error: failed?.error, duration: ContinuousClock.now - started))
         guard (200..<300).contains(response.status) else {
-            let body = try? JSONDecoder().decode(ErrorBody.self, from: response.body)
+            let body = failed
             if response.status == 429 {
                 let header = response.headers.first { $0.key.lowercased() == "retry-after" }?.value
                 throw ChatterError.rateLimited(retryAfter: header.flatMap { Int($0) } ?? 60, body: body)
@@ -70,6 +73,13 @@ public struct ChatterAPI: Sendable {
             throw ChatterError.server(status: response.status, body: body)
         }
         return response
+    }
+
+    /// A transport's failure as the `ChatterError` callers get.
+    static func failure(_ error: any Error) -> ChatterError {
+        if isCancellation(error) { return .cancelled }
+        if let error = error as? ChatterError { return error }
+        return .network(describe(error))
     }
 
     /// URLSession reports a cancelled task as `URLError(.cancelled)`, not `CancellationError`: a SwiftUI

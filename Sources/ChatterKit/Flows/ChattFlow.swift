@@ -39,16 +39,28 @@ public final class ChattFlow {
     /// The signed-in user's display name, once known.
     public private(set) var username: String?
 
+    /// Which session a Google sign-in here gets.
+    public enum GoogleSession: Sendable, Equatable {
+        /// The course API's chatterID (`/adduser`, F1): a fixed lifetime, no refresh, posting only.
+        case course
+        /// A native session (`/v1/auth/google`): it refreshes, lists and revokes, opens the web pages, deletes the
+        /// account. What an app that is not the course app wants.
+        case native
+    }
+
     @ObservationIgnored let client: ChatterClient
     @ObservationIgnored let clientID: String
+    @ObservationIgnored let googleSession: GoogleSession
     @ObservationIgnored private var pendingSignIn: CheckedContinuation<String?, Never>?
     /// Why the provider gave no token, told to the waiting post instead of "cancelled".
     @ObservationIgnored private var signInFailure: String?
 
-    /// `clientID` is the app's Google OAuth client ID, sent with every ID token.
-    public init(client: ChatterClient, clientID: String) {
+    /// `clientID` is the app's Google OAuth client ID, sent with every ID token; `googleSession` chooses the
+    /// course's chatterID (the default, as F1 specifies) or a native session.
+    public init(client: ChatterClient, clientID: String, googleSession: GoogleSession = .course) {
         self.client = client
         self.clientID = clientID
+        self.googleSession = googleSession
     }
 
     /// Restores the stored session and sets the advisory.
@@ -116,7 +128,10 @@ public final class ChattFlow {
     /// Signs in with a Google ID token the UI obtained, outside of a post.
     public func signIn(idToken: String) async -> Bool {
         do {
-            username = try await client.addUser(clientID: clientID, idToken: idToken).username
+            switch googleSession {
+            case .course: username = try await client.addUser(clientID: clientID, idToken: idToken).username
+            case .native: username = try await client.signInWithGoogle(idToken: idToken, clientID: clientID).username
+            }
             advisory = nil
             return true
         } catch {

@@ -18,6 +18,11 @@
             self.content = content
         }
 
+        /// The same over a `Chatter`: `AuthGate(chatter) { SignIn() } content: { session in … }`.
+        public init(_ chatter: Chatter, @ViewBuilder signIn: @escaping () -> SignIn, @ViewBuilder content: @escaping (AuthSession) -> Content) {
+            self.init(auth: chatter.auth, signIn: signIn, content: content)
+        }
+
         public var body: some View {
             Group {
                 switch auth.phase {

@@ -25,6 +25,23 @@ import Testing
         }
     }
 
+    @Test func aNativeGoogleSessionRefreshesAndCanBeRevoked() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            let client = server.client()
+            let flow = await ChattFlow(client: client, clientID: TestIssuer.clientID, googleSession: .native)
+            let post = Task { await flow.post("native hello") }
+            #expect(await eventually { await flow.isSignInRequested })
+            await flow.finishSignIn(idToken: try server.googleToken(name: "Ada Lovelace"))
+            #expect(await post.value)
+            #expect(await client.sessions.currentSession?.kind == .native)
+            // What a chatterID cannot do: refresh, and list its sessions.
+            server.clock.advance(by: 301)
+            try await client.sessions.refresh()
+            #expect(try await client.activeSessions().count == 1)
+            #expect(try await server.client().chatts().chatts.map(\.message) == ["native hello"])
+        }
+    }
+
     @Test func cancellingSignInFailsThePostCleanly() async throws {
         try await LiveServer.run { server in
             let store = MemoryStore()

@@ -1,0 +1,57 @@
+import Foundation
+import Observation
+
+/// The one object a SwiftUI app holds: the client, the session and where the user stands, observable. Put it
+/// in the environment (`.environment(chatter)`), run `run()` from the root view's `.task`, and read
+/// `isSignedIn` or `phase` anywhere:
+///
+/// ```swift
+/// @State private var chatter = Chatter(server: URL(string: "https://chatter.example.com")!,
+///                                      store: KeychainStore(service: "com.example.app"))
+/// var body: some Scene {
+///     WindowGroup { RootView().environment(chatter).task { await chatter.run() } }
+/// }
+/// ```
+@MainActor @Observable
+public final class Chatter {
+    /// Every request and sign-in method (`chatter.client.verifyEmailCode(…)`, `chatter.client.post(…)`).
+    @ObservationIgnored public let client: ChatterClient
+    /// The phase the UI follows; `phase` and `isSignedIn` read it.
+    public let auth: AuthState
+
+    /// A `Chatter` over an existing client.
+    public init(client: ChatterClient) {
+        self.client = client
+        auth = AuthState(sessions: client.sessions)
+    }
+
+    /// A `Chatter` for the chatterd at `server`, keeping the session in `store`; processes sharing `store` (an app
+    /// and its extensions) pass one `coordinator`. `log` receives one line per request (see `ChatterAPI.log`).
+    public convenience init(
+        server: URL, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, transport: any HTTPTransport = URLSessionTransport(),
+        log: (@Sendable (RequestLog) -> Void)? = nil
+    ) {
+        var api = ChatterAPI(baseURL: server, transport: transport)
+        api.log = log
+        self.init(client: ChatterClient(api: api, store: store, coordinator: coordinator))
+    }
+
+    /// Where the user stands: starting, signed out (and why), signed in, expired, or storage unavailable.
+    public var phase: AuthState.Phase { auth.phase }
+    /// The signed-in session, or nil.
+    public var session: AuthSession? { auth.session }
+    /// "Am I signed in?" as a value: a usable session exists (an access token that lapsed refreshes by itself).
+    public var isSignedIn: Bool { auth.isSignedIn }
+
+    /// Reads the stored session and follows every change until the calling task ends.
+    public func run() async { await auth.run() }
+
+    /// For the app coming to the foreground: refreshes a lapsed access token before the first request needs it.
+    public func appBecameActive() async { await auth.appBecameActive() }
+
+    /// Signs this device out (every device with `all`); see `SessionManager.signOut(all:)`.
+    @discardableResult
+    public func signOut(all: Bool = false) async throws -> Bool {
+        try await client.sessions.signOut(all: all)
+    }
+}

@@ -63,7 +63,11 @@ public struct ChatterAPI: Sendable {
             throw Self.failure(error)
         }
         let failed = (200..<300).contains(response.status) ? nil : try? JSONDecoder().decode(ErrorBody.self, from: response.body)
-        log?(RequestLog(method: method, path: route, status: response.status, error: failed?.error, duration: ContinuousClock.now - started))
+        // The code as the wire defines them (letters, digits, `_`; short): whatever else a proxy answers is not logged.
+        let code = failed.map(\.error).flatMap { text in
+            text.count <= 64 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } ? text : nil
+        }
+        log?(RequestLog(method: method, path: route, status: response.status, error: code, duration: ContinuousClock.now - started))
         guard (200..<300).contains(response.status) else {
             let body = failed
             if response.status == 429 {

@@ -22,11 +22,18 @@ public struct PendingAppleRegistration: Codable, Sendable, Equatable {
     /// When the identity token ends (its `exp` claim, read without checking the signature: chatterd checks
     /// it); nil when the token has none or cannot be read. A token past it is never sent: the answer would be 401.
     public var tokenExpiresAt: Date? {
+        (claims["exp"] as? Double).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    /// The Apple ID the token is for (its `sub` claim, unverified): a kept name goes only with tokens of the same.
+    public var subject: String? { claims["sub"] as? String }
+
+    private var claims: [String: Any] {
         let parts = identityToken.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = Data(base64URL: String(parts[1])),
-            let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any], let exp = claims["exp"] as? Double
-        else { return nil }
-        return Date(timeIntervalSince1970: exp)
+            let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { return [:] }
+        return claims
     }
 }
 
@@ -68,10 +75,12 @@ public final class AppleSignInFlow {
         }
         self.nonce = nil
         var record = PendingAppleRegistration(identityToken: identityToken, rawNonce: nonce.raw, name: name, email: email, keptAt: now())
-        // Apple gives the name only once: if an earlier attempt kept it, this attempt carries it.
-        if let kept = await pending() {
+        // Apple gives the name only once: if an earlier attempt of the same Apple ID kept it, this attempt carries
+        // it (and keeps its date: retrying does not make it last longer). Another Apple ID's is not its own.
+        if let kept = await pending(), kept.subject != nil, kept.subject == record.subject {
             record.name = record.name ?? kept.name
             record.email = record.email ?? kept.email
+            record.keptAt = kept.keptAt ?? record.keptAt
         }
         if record.name != nil || record.email != nil { await keep(record) }
         return await send(record)
@@ -114,7 +123,8 @@ public final class AppleSignInFlow {
     func pending() async -> PendingAppleRegistration? {
         let data = try? await store.read(StoreKey.pendingAppleRegistration)
         var record = data.flatMap { try? JSONDecoder().decode(PendingAppleRegistration.self, from: $0) }
-        if let kept = record, now().timeIntervalSince(kept.keptAt ?? .distantPast) > PendingAppleRegistration.keptFor {
+        // A record kept before `keptAt` existed counts from now: it holds a name Apple will not send again.
+        if let kept = record, now().timeIntervalSince(kept.keptAt ?? now()) > PendingAppleRegistration.keptFor {
             try? await store.delete(StoreKey.pendingAppleRegistration)
             record = nil
         }

@@ -70,7 +70,7 @@ extension SessionManager {
             throw ChatterError.storage(error)
         }
         return try await BackgroundCompletion.run("Refreshing the Chatter session") {
-            try await self.takingTurn { try await self.refreshTakingTurn(used) }
+            try await self.takingTurn(orUnlocked: false) { try await self.refreshTakingTurn(used) }
         }
     }
 
@@ -80,7 +80,7 @@ extension SessionManager {
         var stored: StoredSession?
         if coordinator != nil {
             stored = try await readStored()
-            if let stored, stored.isNewer(than: used) {
+            if !unsaved, let stored, stored.differs(from: used) {
                 // Another process refreshed or signed in: its tokens are current, and ours are retired.
                 adoptStored(stored, replacing: used)
                 return stored
@@ -112,7 +112,11 @@ extension SessionManager {
         // Stored before anything else looks at the answer: the old refresh token is already retired. A
         // sign-in that happened meanwhile replaced the session this refresh was for, and stays.
         let fresh = StoredSession(native: response, at: now())
-        guard session?.refreshToken == token else { return fresh }
+        guard session?.refreshToken == token else {
+            // A sign-in (or sign-out) happened meanwhile: callers go on with what is current, not with this family.
+            if let session { return session }
+            throw ChatterError.notSignedIn
+        }
         let saved = await persist(fresh, over: stored)
         broadcast(.refreshed(saved.publicView))
         return saved
@@ -136,7 +140,7 @@ extension SessionManager {
         }
         if let session, session.accessToken != used.accessToken { return session }
         // So can another process's refresh: what it stored is the session now.
-        if coordinator != nil, let stored = try? await readStored(), stored.isNewer(than: used) {
+        if coordinator != nil, !unsaved, let stored = try? await readStored(), stored.differs(from: used) {
             adoptStored(stored, replacing: used)
             return stored
         }

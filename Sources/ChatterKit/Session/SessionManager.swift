@@ -22,6 +22,9 @@ public actor SessionManager {
     var unsaved = false
     /// A delete the store refused; retried before the next use so a revoked session cannot come back.
     var undeleted = false
+    /// The session that delete was for: with a shared store, only that one is deleted later, not one another
+    /// process stored since.
+    var undeletedSession: StoredSession?
     var refreshTask: Task<StoredSession, any Error>?
     var listeners: [UUID: AsyncStream<AuthEvent>.Continuation] = [:]
     /// The last storage failure, for an app that wants to warn that the session lives only in memory.
@@ -112,8 +115,10 @@ public actor SessionManager {
     func load() async -> LaunchState {
         let data: Data?
         do {
-            data = try await store.read(StoreKey.session)
+            // In its turn: another process replacing a protected item (delete, then add) is never seen halfway.
+            data = try await takingTurn(orUnlocked: true) { try await self.store.read(StoreKey.session) }
         } catch {
+            let error = (error as? StorageError) ?? .failed("\(error)")
             storageProblem = error
             return loaded ? state : .storageUnavailable(error)
         }
@@ -145,10 +150,12 @@ public actor SessionManager {
     }
 
     func adopt(_ fresh: StoredSession, event: (AuthSession) -> AuthEvent) async -> AuthSession {
-        // Shared with other processes, the stored generation counts too: theirs may be ahead of ours.
-        let stored = await takingTurn {
-            await self.persist(fresh, over: self.coordinator != nil ? try? await self.readStored() : nil)
-        }
+        // Shared with other processes, the stored generation counts too: theirs may be ahead of ours. A sign-in
+        // is stored even when the turn cannot be had: it is the newest session there is.
+        let stored =
+            (try? await takingTurn(orUnlocked: true) {
+                await self.persist(fresh, over: self.coordinator != nil ? try? await self.readStored() : nil)
+            }) ?? fresh
         loaded = true
         broadcast(event(stored.publicView))
         return stored.publicView
@@ -164,33 +171,47 @@ public actor SessionManager {
         var fresh = fresh
         fresh.generation = max(session?.generation ?? 0, stored?.generation ?? 0) + 1
         session = fresh
-        if await save(fresh) {
+        switch await save(fresh) {
+        case .saved:
             unsaved = false
             undeleted = false
             storageProblem = nil
-        } else {
+        case .superseded:
+            break  // a newer session took its place while this one waited to be retried; that one is stored
+        case .failed:
             unsaved = true
             try? await store.delete(StoreKey.session)
         }
         return fresh
     }
 
-    /// Writes the session, trying twice more after a short wait (a keychain busy with another process, say).
-    private func save(_ session: StoredSession) async -> Bool {
-        guard let data = try? JSONEncoder().encode(session) else {
+    private enum SaveOutcome {
+        case saved, superseded, failed
+    }
+
+    /// Writes the session, trying twice more after a short wait (a keychain busy with another process, say)
+    /// unless retrying cannot help. Stops as soon as the session in memory is another one: the wait lets other
+    /// calls in, and an older session written after a newer one would put a retired refresh token in storage.
+    private func save(_ pending: StoredSession) async -> SaveOutcome {
+        guard let data = try? JSONEncoder().encode(pending) else {
             storageProblem = .failed("cannot encode the session")
-            return false
+            return .failed
         }
         for attempt in 0..<3 {
             if attempt > 0 { try? await Task.sleep(for: .milliseconds(50 * attempt)) }
+            guard session == pending else { return .superseded }
             do {
                 try await store.write(data, for: StoreKey.session)
-                return true
+                return .saved
             } catch {
                 storageProblem = error
+                switch error {
+                case .misconfigured, .protectionUnavailable, .denied: return .failed  // the same answer again
+                case .unavailable, .failed: continue
+                }
             }
         }
-        return false
+        return .failed
     }
 
     /// The session storage holds now (what another process may have stored), or nil.
@@ -203,13 +224,15 @@ public actor SessionManager {
     }
 
     /// Runs `body` in this process's turn with the others sharing the store, or at once without a coordinator.
-    func takingTurn<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+    /// When the turn cannot be had, `orUnlocked` runs `body` anyway (a sign-in, a sign-out, a read must happen);
+    /// otherwise it throws `.storage(.unavailable)` without running it: a refresh never runs unlocked. What
+    /// `body` throws is passed on, and `body` never runs twice.
+    func takingTurn<T: Sendable>(orUnlocked: Bool, _ body: @Sendable () async throws -> T) async throws -> T {
         guard let coordinator else { return try await body() }
         do {
             return try await coordinator.exclusively(body)
-        } catch {
-            // The lock itself failed (a missing container, say): storage is shared, so doing it unlocked is
-            // still better than not at all; the generation check catches what another process wrote.
+        } catch let failure as SessionLockUnavailable {
+            guard orUnlocked else { throw ChatterError.storage(.unavailable(failure.description)) }
             return try await body()
         }
     }
@@ -243,8 +266,8 @@ public actor SessionManager {
     /// not the one refused. Returns whether this device is now signed out.
     @discardableResult
     func clear(_ reason: SignOutReason, ending: StoredSession? = nil) async -> Bool {
-        let newer: StoredSession? = await takingTurn {
-            if let ending, self.coordinator != nil, let stored = try? await self.readStored(), stored.isNewer(than: ending) {
+        let newer: StoredSession? = try? await takingTurn(orUnlocked: true) {
+            if let ending, self.coordinator != nil, await !self.unsaved, let stored = try? await self.readStored(), stored.differs(from: ending) {
                 return stored
             }
             await self.forget()
@@ -260,28 +283,53 @@ public actor SessionManager {
     }
 
     func forget() async {
+        let ended = session
         session = nil
         loaded = true
         unsaved = false
         do {
             try await store.delete(StoreKey.session)
             undeleted = false
+            undeletedSession = nil
         } catch {
             undeleted = true
+            undeletedSession = ended
             storageProblem = error
         }
     }
 
-    /// Retries a write or delete that storage refused earlier.
+    /// Retries a write or delete that storage refused earlier, in this process's turn, after reading what the
+    /// others stored meanwhile: a session another process stored since (a new sign-in) is adopted rather than
+    /// overwritten, and only the session that was meant to go is deleted.
     func flushStorage() async {
-        if unsaved, let session { await persist(session) }
-        if undeleted {
-            do {
-                try await store.delete(StoreKey.session)
-                undeleted = false
-            } catch {
-                storageProblem = error
+        guard unsaved || undeleted else { return }
+        _ = try? await takingTurn(orUnlocked: true) { await self.flushTakingTurn() }
+    }
+
+    private func flushTakingTurn() async {
+        let stored = coordinator != nil ? try? await readStored() : nil
+        if unsaved, let pending = session {
+            if let stored, stored.differs(from: pending) {
+                // Another process stored a session after this one's write failed (which deleted the older one).
+                session = stored
+                unsaved = false
+                broadcast(.refreshed(stored.publicView))
+            } else {
+                await persist(pending, over: stored)
             }
+        }
+        guard undeleted else { return }
+        if let stored, let ended = undeletedSession, stored.differs(from: ended) {
+            undeleted = false  // not the session that was to go: another process's, which stays
+            undeletedSession = nil
+            return
+        }
+        do {
+            try await store.delete(StoreKey.session)
+            undeleted = false
+            undeletedSession = nil
+        } catch {
+            storageProblem = error
         }
     }
 }

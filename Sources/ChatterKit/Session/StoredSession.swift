@@ -42,9 +42,11 @@ struct StoredSession: Codable, Sendable, Equatable {
         data.flatMap { try? JSONDecoder().decode(StoredSession.self, from: $0) }
     }
 
-    /// Whether this was written after `other` (by this process or another sharing the store).
-    func isNewer(than other: StoredSession) -> Bool {
-        (generation ?? 0) > (other.generation ?? 0)
+    /// Whether this holds other tokens than `other`. Read from a shared store, a session that differs from the one
+    /// a process holds was written after it (storage only moves forward: a process writes what it was issued or
+    /// adopted), whatever the generations say: a sign-out and a new sign-in start counting again.
+    func differs(from other: StoredSession) -> Bool {
+        accessToken != other.accessToken || refreshToken != other.refreshToken
     }
 
     var publicView: AuthSession {

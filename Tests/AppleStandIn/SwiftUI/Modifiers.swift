@@ -60,6 +60,8 @@ extension View {
     public func toolbar<Content: ToolbarContent>(@ToolbarContentBuilder content: () -> Content) -> some View { _Modified(self) }
     public func tabItem<V: View>(@ViewBuilder _ label: () -> V) -> some View { _Modified(self) }
     public func environment<T: AnyObject & Observable>(_ object: T?) -> some View { _Modified(self) }
+    /// https://developer.apple.com/documentation/swiftui/view/id(_:)
+    public func id<ID: Hashable>(_ id: ID) -> some View { _Modified(self) }
 }
 
 public protocol ToolbarContent {}

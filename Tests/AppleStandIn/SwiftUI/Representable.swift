@@ -8,6 +8,12 @@
         @MainActor func makeUIView(context: Self.Context) -> Self.UIViewType
         @MainActor func updateUIView(_ uiView: Self.UIViewType, context: Self.Context)
         @MainActor func makeCoordinator() -> Self.Coordinator
+        /// https://developer.apple.com/documentation/swiftui/uiviewrepresentable/dismantleuiview(_:coordinator:)
+        @MainActor static func dismantleUIView(_ uiView: Self.UIViewType, coordinator: Self.Coordinator)
+    }
+
+    extension UIViewRepresentable {
+        public static func dismantleUIView(_ uiView: Self.UIViewType, coordinator: Self.Coordinator) {}
     }
 
     extension UIViewRepresentable where Self.Coordinator == Void {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ChatterKit
@@ -33,18 +32,33 @@ import Testing
         }
     }
 
-    @Test @MainActor func linksAwayFromChatterdOpenInTheBrowser() throws {
-        let web = WebSignIn(client: ChatterClient(api: ChatterAPI(baseURL: URL(string: "https://chatter.example:8443")!), store: MemoryStore()))
-        let opened = Mutex<[URL]>([])
-        let open: (URL) -> Void = { url in opened.withLock { $0.append(url) } }
-        #expect(web.allowsNavigation(to: URL(string: "https://chatter.example:8443/account"), openExternally: open))
-        #expect(web.allowsNavigation(to: nil, openExternally: open), "a navigation without a URL (about:blank) stays")
-        let elsewhere = [
-            "https://example.com/", "http://chatter.example:8443/", "https://chatter.example/", "https://chatter.example.evil.com:8443/",
-        ].map { URL(string: $0)! }
-        for url in elsewhere {
-            #expect(web.allowsNavigation(to: url, openExternally: open) == false, "\(url)")
+    @Test func signingOutInTheAppTakesTheWebViewAway() async throws {
+        try await LiveServer.run { server in
+            let client = server.client()
+            try await client.signInByEmail(on: server)
+            let web = await WebSignIn(client: client)
+            let following = Task { await web.run() }
+            defer { following.cancel() }
+            #expect(await eventually { await web.request != nil })
+
+            _ = try await client.sessions.signOut()
+            #expect(await eventually { await web.request == nil }, "no request, no web view, no data store and no cookie")
+            #expect(await web.errorMessage == ChatterError.notSignedIn.message)
+
+            server.clock.advance(by: 61)
+            try await client.signInByEmail("grace@example.com", on: server)
+            #expect(await eventually { await web.request != nil }, "a new sign-in loads a link for the new session")
         }
-        #expect(opened.withLock { $0 } == elsewhere)
+    }
+
+    @Test @MainActor func theWebViewPinsWhatTheAppsRequestsPinAndJudgesOriginsByTheServer() throws {
+        let api = ChatterAPI(baseURL: URL(string: "https://chatter.example:8443")!)
+        let unpinned = WebSignIn(client: ChatterClient(api: api, store: MemoryStore()))
+        #expect(unpinned.pins == nil, "URLSession.shared: the system's trust alone")
+        let pinned = WebSignIn(client: ChatterClient(api: api, store: MemoryStore()), pins: ["jXr+BCt0="])
+        #expect(pinned.pins == ["jXr+BCt0="])
+        #expect(unpinned.navigationPolicy == WebNavigationPolicy(server: api.baseURL))
+        #expect(unpinned.opensInWebView(URL(string: "https://chatter.example:8443/account")!))
+        #expect(!unpinned.opensInWebView(URL(string: "https://chatter.example/")!))
     }
 }

@@ -72,6 +72,66 @@ import Testing
         }
     }
 
+    @Test func aRefreshThatFailsIsNeverSentAgainOutsideItsTurn() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let switchable = SwitchableTransport()
+                let counter = CountingTransport(switchable)
+                let app = ChatterClient(
+                    api: server.api(transport: counter), store: FileStore(directory: directory),
+                    coordinator: FileLockCoordinator(path: directory + "/session.lock"), now: server.clock.function)
+                try await app.signInByEmail(on: server)
+                server.clock.advance(by: 301)
+                switchable.setDown(true)
+                await #expect(throws: ChatterError.self) { try await app.me() }
+                #expect(counter.count(NativePath.refresh) == 1, "the failed refresh is not run a second time")
+            }
+        }
+    }
+
+    @Test func withoutItsTurnNoRefreshIsSentButASignInStillLands() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let counter = CountingTransport()
+                // A lock file no process can create (an app group container that does not exist, say).
+                let client = ChatterClient(
+                    api: server.api(transport: counter), store: FileStore(directory: directory),
+                    coordinator: FileLockCoordinator(path: "/proc/no-such-directory/session.lock"), now: server.clock.function)
+                let session = try await client.signInByEmail(on: server)
+                #expect(try await storedSession(in: FileStore(directory: directory))?.sessionID == session.sessionID)
+                server.clock.advance(by: 301)
+                do {
+                    _ = try await client.me()
+                    Issue.record("refreshed without its turn")
+                } catch ChatterError.storage(.unavailable) {
+                } catch {
+                    Issue.record("\(error)")
+                }
+                #expect(counter.count(NativePath.refresh) == 0)
+                #expect(await client.sessions.currentSession == session, "still signed in")
+            }
+        }
+    }
+
+    @Test func aProcessStillHoldingAnEndedSessionAdoptsTheNewSignInInsteadOfDeletingIt() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let (app, widget, _) = pair(server, directory: directory, now: server.clock.function)
+                try await app.signInByEmail(on: server)
+                for _ in 0..<3 { try await app.sessions.refresh() }  // the old session's generation runs ahead
+                _ = try await widget.me()
+                // The user signs out and in again in the app: a new session, counted from the start.
+                try await app.sessions.signOut()
+                let fresh = try await app.signInByEmail(on: server)
+                // The widget's token belongs to the session that ended; it must not delete the new one.
+                #expect(try await widget.me().email == "ada@example.com")
+                #expect(await widget.sessions.currentSession?.sessionID == fresh.sessionID)
+                #expect(try await storedSession(in: FileStore(directory: directory))?.sessionID == fresh.sessionID)
+                #expect(try await app.me().email == "ada@example.com")
+            }
+        }
+    }
+
     /// Real processes: four shells run `chatter whoami` back to back for a minute over one file store. Access
     /// tokens are "expiring" two seconds after each refresh, so the processes race to refresh all along.
     @Test(.timeLimit(.minutes(3))) func fourProcessesShareOneSessionForAMinute() async throws {

@@ -144,6 +144,7 @@ import Testing
         await #expect(throws: StorageError.self) { try await store(group: "OTHER.group").write(Data("x".utf8), for: StoreKey.session) }
         do {
             _ = try await store(group: "OTHER.group").read(StoreKey.session)
+            Issue.record("read another access group's item")
         } catch {
             guard case .misconfigured = error else {
                 Issue.record("\(error)")

@@ -47,7 +47,8 @@ struct CommandContext: Sendable {
         let store = await makeStore(settings)
         let api = ChatterAPI(baseURL: settings.server, transport: transport, userAgent: "chatter/\(ChatterKit.version) (terminal)")
         // Several `chatter` commands may run at once (scripts, two terminals): they take turns refreshing.
-        let coordinator = FileLockCoordinator(path: settings.home + "/sessions/" + settings.serverKey + ".lock")
+        // The lock holds no secret, so it lives apart from the session files (a keyring user has none).
+        let coordinator = FileLockCoordinator(path: settings.home + "/locks/" + settings.serverKey + ".lock")
         return CommandContext(settings: settings, client: ChatterClient(api: api, store: store, coordinator: coordinator), transport: transport)
     }
 

@@ -47,7 +47,7 @@
                     try await KeyringAvailability.require(SecretServiceStore(service: service))
                     #expect(await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server)).exitCode == 0)
                     #expect(try await SecretServiceStore(service: service).read(StoreKey.session) != nil)
-                    #expect(FileManager.default.fileExists(atPath: home + "/sessions") == false, "nothing was written to files")
+                    #expect(FileManager.default.fileExists(atPath: home + "/sessions") == false, "no secret was written to files")
                     #expect(await cli.run(["whoami"]).exitCode == 0)
                     #expect(await cli.run(["logout"]).exitCode == 0)
                     #expect(try await SecretServiceStore(service: service).read(StoreKey.session) == nil)

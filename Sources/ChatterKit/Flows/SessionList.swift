@@ -43,10 +43,8 @@ public final class SessionList {
                 ("Linux", "Linux"), ("CFNetwork", "Apple device"),
             ]
             let device = known.dropFirst(2).first { agent.contains($0.marker) }?.name
-            if agent.contains("ChatterKit/") {
-                // `App/1.2 ChatterKit/0.3.0 (iOS 18.1; iPhone15,2)`: the app by its own name, on its device.
-                let first = agent.prefix { $0 != "/" && $0 != " " }
-                let app = first.isEmpty || first == "ChatterKit" ? "Chatter app" : String(first.prefix(40))
+            if let app = ChatterKitAgent.appName(agent) {
+                // The app by its own name, on its device.
                 let model = agent.contains("macOS") ? "Mac" : device
                 return model.map { "\(app) on \($0)" } ?? app
             }

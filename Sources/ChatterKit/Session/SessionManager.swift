@@ -287,13 +287,18 @@ public actor SessionManager {
         session = nil
         loaded = true
         unsaved = false
+        await deleteStored(ending: ended)
+    }
+
+    /// Deletes the stored session; when storage refuses, remembers that `ending` is still to go.
+    private func deleteStored(ending: StoredSession?) async {
         do {
             try await store.delete(StoreKey.session)
             undeleted = false
             undeletedSession = nil
         } catch {
             undeleted = true
-            undeletedSession = ended
+            undeletedSession = ending
             storageProblem = error
         }
     }
@@ -324,12 +329,6 @@ public actor SessionManager {
             undeletedSession = nil
             return
         }
-        do {
-            try await store.delete(StoreKey.session)
-            undeleted = false
-            undeletedSession = nil
-        } catch {
-            storageProblem = error
-        }
+        await deleteStored(ending: undeletedSession)
     }
 }

@@ -14,9 +14,10 @@ struct StoredSession: Codable, Sendable, Equatable {
     var sessionID: String?
     var username: String
     var user: UserProfile?
-    /// Counts the writes of this device's session, across every process sharing the store: a process holding
-    /// an older one in memory adopts the stored one instead of refreshing or deleting it. Nil in sessions
-    /// stored before it existed, read as 0.
+    /// Counts the writes of this device's session across every process sharing the store, one more than the
+    /// stored one's at each write: for diagnostics (how often it was refreshed). Whose session is stored is decided
+    /// by the tokens (`differs(from:)`), since a sign-out starts the count again. Nil in sessions stored before it
+    /// existed, read as 0.
     var generation: Int?
 
     init(course response: AddUserResponse, at now: Date) {

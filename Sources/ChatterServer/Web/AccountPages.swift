@@ -165,12 +165,7 @@ enum UserAgentName {
             ("Edg/", "Edge"), ("Chrome/", "Chrome"), ("Firefox/", "Firefox"), ("Safari/", "Safari"), ("chatter/", "chatter (terminal)"),
             ("CFNetwork", "Apple app"), ("okhttp", "Android app"),
         ]
-        var name = known.first { agent.contains($0.0) }?.1 ?? String(agent.prefix(40))
-        if agent.contains("ChatterKit/") {
-            // `App/1.2 ChatterKit/0.3.0 (iOS 18.1; iPhone15,2)`: the app's own name, or "Chatter app" without one.
-            let first = agent.prefix { $0 != "/" && $0 != " " }
-            name = first == "ChatterKit" || first.isEmpty ? "Chatter app" : String(first.prefix(40))
-        }
+        let name = ChatterKitAgent.appName(agent) ?? known.first { agent.contains($0.0) }?.1 ?? String(agent.prefix(40))
         let system = ["iPhone", "iPad", "Watch", "Android", "Mac OS X", "macOS", "Windows", "Linux"].first { agent.contains($0) }
         return system.map { "\(name) on \($0 == "Mac OS X" ? "macOS" : $0)" } ?? name
     }

@@ -13,11 +13,15 @@ import Testing
     /// Two session managers over one directory: two processes as far as the session is concerned.
     func pair(_ server: LiveServer, directory: String, now: @escaping @Sendable () -> Date) -> (ChatterClient, ChatterClient, CountingTransport) {
         let counter = CountingTransport()
-        let lock = FileLockCoordinator(path: directory + "/session.lock")
-        func client() -> ChatterClient {
-            ChatterClient(api: server.api(transport: counter), store: FileStore(directory: directory), coordinator: lock, now: now)
-        }
-        return (client(), client(), counter)
+        return (shared(server, directory: directory, transport: counter), shared(server, directory: directory, transport: counter), counter)
+    }
+
+    /// One process's client over the file store in `directory`, taking turns through `lock` (by default a lock
+    /// file beside it).
+    func shared(_ server: LiveServer, directory: String, transport: any HTTPTransport, lock: String? = nil) -> ChatterClient {
+        ChatterClient(
+            api: server.api(transport: transport), store: FileStore(directory: directory),
+            coordinator: FileLockCoordinator(path: lock ?? directory + "/session.lock"), now: server.clock.function)
     }
 
     @Test func twoProcessesWithAnExpiringTokenRefreshOnceBetweenThem() async throws {
@@ -77,9 +81,7 @@ import Testing
             try await withTemporaryDirectory { directory in
                 let switchable = SwitchableTransport()
                 let counter = CountingTransport(switchable)
-                let app = ChatterClient(
-                    api: server.api(transport: counter), store: FileStore(directory: directory),
-                    coordinator: FileLockCoordinator(path: directory + "/session.lock"), now: server.clock.function)
+                let app = shared(server, directory: directory, transport: counter)
                 try await app.signInByEmail(on: server)
                 server.clock.advance(by: 301)
                 switchable.setDown(true)
@@ -94,9 +96,7 @@ import Testing
             try await withTemporaryDirectory { directory in
                 let counter = CountingTransport()
                 // A lock file no process can create (an app group container that does not exist, say).
-                let client = ChatterClient(
-                    api: server.api(transport: counter), store: FileStore(directory: directory),
-                    coordinator: FileLockCoordinator(path: "/proc/no-such-directory/session.lock"), now: server.clock.function)
+                let client = shared(server, directory: directory, transport: counter, lock: "/proc/no-such-directory/session.lock")
                 let session = try await client.signInByEmail(on: server)
                 #expect(try await storedSession(in: FileStore(directory: directory))?.sessionID == session.sessionID)
                 server.clock.advance(by: 301)

@@ -1,6 +1,6 @@
 """Every SQL statement the bench scripts use, in one place, so a schema change is fixed here only.
 
-Written against schema version 9 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
+Written against schema version 10 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
 through the HTTP API is preferred; direct SQL is used only where the API would take too long (a million
 sessions), and only on a database chatterd created (so its migrations ran) and is not running on.
 """
@@ -16,7 +16,7 @@ import time
 import urllib.parse
 import uuid
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 ISSUER = "https://accounts.google.com"
 
 
@@ -201,7 +201,7 @@ class PostgresDatabase:
     """A database of its own on a PostgreSQL server, for one bench run, reached with psql (written
     against PostgreSQL migration 3, Sources/ChatterServer/Storage/Postgres/PostgresMigrations.swift)."""
 
-    PG_SCHEMA_VERSION = 6
+    PG_SCHEMA_VERSION = 7
 
     def __init__(self, admin_url, name):
         self.admin_url, self.name = admin_url, name

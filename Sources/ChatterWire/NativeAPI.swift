@@ -211,14 +211,24 @@ public struct AppleSignInRequest: Codable, Sendable, Equatable {
     /// The address Apple shared on the first sign-in. chatterd takes the account's address from the identity token,
     /// not from here.
     public var email: String?
+    /// The credential's authorization code, as text: chatterd exchanges it at Apple for a refresh token, which it
+    /// revokes when the account is deleted. Good for one use within five minutes.
+    public var authorizationCode: String?
+    /// The credential's user identifier; chatterd refuses the sign-in when it is not the identity token's `sub`.
+    public var user: String?
 
     /// A sign-in with Apple's identity token. `AppleSignInFlow` builds it, and keeps `name` and `email` until
     /// chatterd has them.
-    public init(identityToken: String, rawNonce: String?, name: NameParts? = nil, email: String? = nil) {
+    public init(
+        identityToken: String, rawNonce: String?, name: NameParts? = nil, email: String? = nil, authorizationCode: String? = nil,
+        user: String? = nil
+    ) {
         self.identityToken = identityToken
         self.rawNonce = rawNonce
         self.name = name
         self.email = email
+        self.authorizationCode = authorizationCode
+        self.user = user
     }
 }
 

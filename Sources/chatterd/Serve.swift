@@ -60,11 +60,14 @@ struct Serve: AsyncParsableCommand {
 
         let transport = try PreparedTransport.prepare(config, logger: logger)
         let secondFactorKey: [UInt8]
+        let appleSigningKey: AppleSigningKey?
         do {
             secondFactorKey = try SecondFactorKey.ensure(at: config.secondFactorKeyFile, create: config.secondFactorKeyPath == nil)
+            appleSigningKey = try config.appleSigningKey()
         } catch { throw ValidationError("\(error)") }
         let services = ServerAssembly(
-            configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), secondFactorKey: secondFactorKey, logger: logger)
+            configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), secondFactorKey: secondFactorKey,
+            appleSigningKey: appleSigningKey, logger: logger)
         if config.googleClientIDs.isEmpty {
             logger.warning("no Google client IDs configured: Google sign-in refuses every token until --google-client-id is given")
         }

@@ -13,6 +13,9 @@ public enum SignOutReason: String, Sendable, Equatable, Codable {
     case expired
     /// The user deleted their account.
     case accountDeleted
+    /// The user stopped using Sign in with Apple with this app, or Apple no longer knows the credential
+    /// (`SessionManager.checkAppleCredential(with:)`).
+    case appleIDRevoked
 }
 
 /// Every error the SDK throws. Only `.signedOut` means the session is gone: after `.network`, `.storage`,
@@ -45,6 +48,7 @@ public enum ChatterError: LocalizedError, Sendable, Equatable {
         case .signedOut(.expired): return "The session has expired. Sign in again."
         case .signedOut(.revoked): return "The session is no longer valid. Sign in again."
         case .signedOut(.accountDeleted): return "The account has been deleted."
+        case .signedOut(.appleIDRevoked): return "Sign in with Apple was turned off for this app. Sign in again."
         case .server(let status, let body): return body?.message ?? "The server answered \(status)."
         case .rateLimited(let seconds, let body): return body?.message ?? "Too many attempts; try again in \(seconds) seconds."
         case .network(let text): return "Cannot reach the server: \(text)"

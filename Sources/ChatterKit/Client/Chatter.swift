@@ -18,11 +18,24 @@ public final class Chatter {
     @ObservationIgnored public let client: ChatterClient
     /// The phase the UI follows; `phase` and `isSignedIn` read it.
     public let auth: AuthState
+    /// Whom `run()` asks, at launch, whether a session from Sign in with Apple still has Apple's authorization;
+    /// nil asks no one. On Apple's platforms, Apple itself (`SystemAppleIDCredentialStates`).
+    @ObservationIgnored public let appleCredentials: (any AppleIDCredentialStates)?
 
     /// A `Chatter` over an existing client.
-    public init(client: ChatterClient) {
+    public init(client: ChatterClient, appleCredentials: (any AppleIDCredentialStates)? = Chatter.systemAppleCredentials) {
         self.client = client
+        self.appleCredentials = appleCredentials
         auth = AuthState(sessions: client.sessions)
+    }
+
+    /// Apple's answer where there is one.
+    public nonisolated static var systemAppleCredentials: (any AppleIDCredentialStates)? {
+        #if canImport(AuthenticationServices)
+            SystemAppleIDCredentialStates()
+        #else
+            nil
+        #endif
     }
 
     /// A `Chatter` for the chatterd at `server`, keeping the session in `store`; processes sharing `store` (an app
@@ -43,8 +56,13 @@ public final class Chatter {
     /// "Am I signed in?" as a value: a usable session exists (an access token that lapsed refreshes by itself).
     public var isSignedIn: Bool { auth.isSignedIn }
 
-    /// Reads the stored session and follows every change until the calling task ends.
-    public func run() async { await auth.run() }
+    /// Reads the stored session and follows every change until the calling task ends. A session from Sign in with
+    /// Apple whose credential Apple reports revoked is signed out (`SessionManager.checkAppleCredential(with:)`).
+    public func run() async {
+        async let following: Void = auth.run()
+        if let appleCredentials { await client.sessions.checkAppleCredential(with: appleCredentials) }
+        await following
+    }
 
     /// For the app coming to the foreground: refreshes a lapsed access token before the first request needs it.
     public func appBecameActive() async { await auth.appBecameActive() }

@@ -27,12 +27,20 @@ public struct AppleCredential: Sendable, Equatable {
     public var fullName: PersonNameComponents?
     /// The user's email (possibly a private relay address): only on the first sign-in.
     public var email: String?
+    /// A short-lived, single-use code chatterd exchanges at Apple for the token it revokes when the account is
+    /// deleted. UTF-8 bytes.
+    public var authorizationCode: Data?
+    /// The Apple ID's stable identifier for this app (the identity token's `sub`): what the launch check asks
+    /// Apple about.
+    public var user: String?
 
     /// A credential with Apple's fields.
-    public init(identityToken: Data?, fullName: PersonNameComponents?, email: String?) {
+    public init(identityToken: Data?, fullName: PersonNameComponents?, email: String?, authorizationCode: Data? = nil, user: String? = nil) {
         self.identityToken = identityToken
         self.fullName = fullName
         self.email = email
+        self.authorizationCode = authorizationCode
+        self.user = user
     }
 }
 
@@ -43,7 +51,9 @@ extension AppleSignInFlow {
     public func complete(_ result: Result<AppleCredential, any Error>, isCancellation: (any Error) -> Bool) async -> Bool {
         switch result {
         case .success(let credential):
-            return await complete(identityToken: credential.identityToken, fullName: credential.fullName, email: credential.email)
+            return await complete(
+                identityToken: credential.identityToken, fullName: credential.fullName, email: credential.email,
+                authorizationCode: credential.authorizationCode, user: credential.user)
         case .failure(let error):
             failed(error, cancelled: isCancellation(error))
             return false
@@ -53,13 +63,18 @@ extension AppleSignInFlow {
     /// Apple's sheet succeeded: takes the credential's fields as Apple gives them (the token as UTF-8
     /// data, the name as components) and sends them.
     @discardableResult
-    public func complete(identityToken: Data?, fullName: PersonNameComponents?, email: String?) async -> Bool {
+    public func complete(
+        identityToken: Data?, fullName: PersonNameComponents?, email: String?, authorizationCode: Data? = nil, user: String? = nil
+    ) async -> Bool {
         guard let identityToken, let token = String(data: identityToken, encoding: .utf8), !token.isEmpty else {
             fail(message: "Apple did not return an identity token. Try again.")
             return false
         }
         let address = email?.trimmingCharacters(in: .whitespacesAndNewlines)
-        return await complete(identityToken: token, name: NameParts(fullName), email: address?.isEmpty == false ? address : nil)
+        let code = authorizationCode.flatMap { String(data: $0, encoding: .utf8) }
+        return await complete(
+            identityToken: token, name: NameParts(fullName), email: address?.isEmpty == false ? address : nil,
+            authorizationCode: code?.isEmpty == false ? code : nil, user: user?.isEmpty == false ? user : nil)
     }
 
     /// Apple's sheet failed. A cancel (the user closed it) shows nothing; anything else shows a banner.

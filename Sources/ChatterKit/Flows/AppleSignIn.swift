@@ -14,6 +14,10 @@ public struct PendingAppleRegistration: Codable, Sendable, Equatable {
     public var email: String?
     /// When the record was kept; nil in records kept before it existed, which count as old.
     public var keptAt: Date?
+    /// The credential's authorization code (single use, five minutes), sent again with the token while it is good.
+    public var authorizationCode: String?
+    /// The credential's user identifier.
+    public var user: String?
 
     /// How long Apple's name and email are kept for a sign-in that has not reached chatterd: long enough for a
     /// phone to be back online, not forever.
@@ -67,14 +71,20 @@ public final class AppleSignInFlow {
     }
 
     /// Apple's sheet finished: sends the token (with the details Apple gave, or kept from earlier).
+    /// `authorizationCode` and `user` are the credential's: chatterd exchanges the code for the token it revokes
+    /// when the account is deleted, and the user is what the launch check asks Apple about.
     @discardableResult
-    public func complete(identityToken: String, name: NameParts?, email: String?) async -> Bool {
+    public func complete(
+        identityToken: String, name: NameParts?, email: String?, authorizationCode: String? = nil, user: String? = nil
+    ) async -> Bool {
         guard let nonce else {
             errorMessage = "Start the request first."
             return false
         }
         self.nonce = nil
-        var record = PendingAppleRegistration(identityToken: identityToken, rawNonce: nonce.raw, name: name, email: email, keptAt: now())
+        var record = PendingAppleRegistration(
+            identityToken: identityToken, rawNonce: nonce.raw, name: name, email: email, keptAt: now(), authorizationCode: authorizationCode,
+            user: user)
         // Apple gives the name only once: if an earlier attempt of the same Apple ID kept it, this attempt carries
         // it (and keeps its date: retrying does not make it last longer). Another Apple ID's is not its own.
         if let kept = await pending(), kept.subject != nil, kept.subject == record.subject {
@@ -108,8 +118,16 @@ public final class AppleSignInFlow {
         errorMessage = nil
         defer { isLoading = false }
         do {
-            signedIn = try await client.signInWithApple(
-                AppleSignInRequest(identityToken: record.identityToken, rawNonce: record.rawNonce, name: record.name, email: record.email))
+            let session = try await client.signInWithApple(
+                AppleSignInRequest(
+                    identityToken: record.identityToken, rawNonce: record.rawNonce, name: record.name, email: record.email,
+                    authorizationCode: record.authorizationCode, user: record.user))
+            signedIn = session
+            if let user = record.user, let sessionID = session.sessionID,
+                let data = try? JSONEncoder().encode(AppleSignInRecord(user: user, sessionID: sessionID))
+            {
+                try? await store.write(data, for: StoreKey.appleSignIn)
+            }
             try? await store.delete(StoreKey.pendingAppleRegistration)
             hasPendingRegistration = await pending() != nil
             return true

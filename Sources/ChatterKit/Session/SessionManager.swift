@@ -242,6 +242,11 @@ public actor SessionManager {
     /// way, except that `all` keeps it when the server could not be told, so the user can try again.
     @discardableResult
     public func signOut(all: Bool = false) async throws -> Bool {
+        try await signOut(all: all, reason: .userRequested)
+    }
+
+    /// Signs out as `signOut(all:)` does, telling listeners `reason`.
+    func signOut(all: Bool, reason: SignOutReason) async throws -> Bool {
         if !loaded, case .storageUnavailable(let error) = await load() { throw ChatterError.storage(error) }
         guard let current = session else { return false }
         var confirmed = false
@@ -257,7 +262,7 @@ public actor SessionManager {
                 if all { throw error }
             }
         }
-        await clear(.userRequested)
+        await clear(reason)
         return confirmed
     }
 

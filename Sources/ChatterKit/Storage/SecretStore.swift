@@ -56,6 +56,9 @@ public enum StoreKey {
     public static let email = "email"
     /// Apple's name and email from a first sign-in, kept until chatterd confirms the registration (F4).
     public static let pendingAppleRegistration = "apple.pending-registration"
+    /// The Apple ID this device's session signed in with, and the session's id: what the launch check asks Apple
+    /// about (`SessionManager.checkAppleCredential(with:)`).
+    public static let appleSignIn = "apple.sign-in"
     /// The device token chatterd issued for `email`: proof that this device signed in to the address before,
     /// which gives its password attempts and code requests an allowance no one else can use up. It outlives
     /// sign-out on purpose.

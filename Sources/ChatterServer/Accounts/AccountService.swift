@@ -13,6 +13,7 @@ struct AccountService: Sendable {
     let devices: DeviceTokens
     let audit: AuditLog
     let stepUp: StepUp
+    let appleTokens: AppleTokens
 
     func profile(_ user: User) async throws -> UserProfile {
         try await profiles.profile(user)
@@ -47,10 +48,12 @@ struct AccountService: Sendable {
         await audit.record(.sessionRevoked, user: session.user.id, client: client, detail: id.uuidString)
     }
 
-    /// Removes the user, their identities, password, sessions and chatts; the audit log keeps the event.
+    /// Removes the user, their identities, password, sessions and chatts, and revokes what Apple issued for the
+    /// account; the audit log keeps the event.
     func deleteAccount(_ session: AuthenticatedSession, client: ClientInfo) async throws {
         try await stepUp.require(session)
         try await store.deleteUser(id: session.user.id)
         await audit.record(.accountDeleted, user: session.user.id, client: client)
+        await appleTokens.revokePending()
     }
 }

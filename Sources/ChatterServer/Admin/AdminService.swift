@@ -47,6 +47,9 @@ public struct AdminService: Sendable {
     let audit: AuditLog
     /// Tells an account's owner what an operator changed that they must know of (a second factor reset).
     let notices: AccountNotices?
+    /// Revokes a deleted account's Apple tokens at once; nil (`chatterd admin`) leaves them to the serving
+    /// chatterd's next purge, since the deletion marked them in its transaction.
+    let appleTokens: AppleTokens?
     let now: @Sendable () -> Date
 
     /// `mail`: where notices to an account's owner go (`chatterd admin` sends them as `chatterd serve` would);
@@ -60,10 +63,11 @@ public struct AdminService: Sendable {
             notices: mail.map { AccountNotices(users: store, mail: $0, sender: sender, logger: logger) }, now: now)
     }
 
-    init(store: any Store, audit: AuditLog, notices: AccountNotices? = nil, now: @escaping @Sendable () -> Date) {
+    init(store: any Store, audit: AuditLog, notices: AccountNotices? = nil, appleTokens: AppleTokens? = nil, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.audit = audit
         self.notices = notices
+        self.appleTokens = appleTokens
         self.now = now
     }
 
@@ -136,11 +140,12 @@ public struct AdminService: Sendable {
         return ended
     }
 
-    /// Removes the account as its owner's deletion does (identities, password, sessions, chatts).
+    /// Removes the account as its owner's deletion does (identities, password, sessions, chatts, Apple's tokens).
     public func delete(userID: UUID, by actor: AuditActor, client: ClientInfo = ClientInfo()) async throws {
         guard try await store.account(id: userID) != nil else { throw Failure.noSuchAccount(userID.text) }
         try await store.deleteUser(id: userID)
         await audit.record(.adminAccountDeleted, user: userID, client: client, actor: actor)
+        await appleTokens?.revokePending()
     }
 
     /// Marks the account as an operator (it may use the admin pages), or unmarks it.

@@ -37,7 +37,7 @@ public enum ChatterApp {
             timeline: s.timeline, sessions: s.sessions, providers: s.providers, signIn: s.signIn,
             allowAnonymousPosting: configuration.allowAnonymousPosting
         ).register(on: router)
-        ProviderRoutes(providers: s.providers, signIn: s.signIn).register(on: router)
+        ProviderRoutes(providers: s.providers, signIn: s.signIn, appleTokens: s.appleTokens).register(on: router)
         EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
         PasskeyRoutes(passkeys: s.passkeys, signIn: s.signIn).register(on: router, signedIn: signedIn)
         PasswordRoutes(passwords: s.passwords, signIn: s.signIn).register(on: router, signedIn: signedIn)
@@ -92,7 +92,8 @@ public enum ChatterApp {
         app.addServices(
             StoreService(
                 store: services.store, purgeInterval: .seconds(600), lifetimes: configuration.lifetimes,
-                auditRetentionDays: configuration.auditRetentionDays == 0 ? nil : configuration.auditRetentionDays, now: services.now, logger: logger))
+                auditRetentionDays: configuration.auditRetentionDays == 0 ? nil : configuration.auditRetentionDays,
+                appleTokens: services.appleTokens, now: services.now, logger: logger))
         return app
     }
 }

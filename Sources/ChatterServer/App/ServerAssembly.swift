@@ -23,6 +23,7 @@ public struct ServerAssembly: Sendable {
     let accounts: AccountService
     let handoffs: WebHandoffs
     let appleNotifications: AppleNotifications
+    let appleTokens: AppleTokens
     let timeline: Timeline
     let passkeys: PasskeyService
     let secondFactors: SecondFactorService
@@ -31,10 +32,11 @@ public struct ServerAssembly: Sendable {
     public let logger: Logger
 
     /// chatterd's services as its configuration describes them. Tests replace only what cannot run here
-    /// (the providers' key endpoints), the mail, the hasher's cost and the clock.
+    /// (the providers' key endpoints and Apple's token service), the mail, the hasher's cost and the clock.
     public init(
         configuration: ServerConfiguration, store: any ChatterStore, mail: any MailTransport, googleKeys: (any JWKSSource)? = nil,
         appleKeys: (any JWKSSource)? = nil, hasher: PasswordHasher? = nil, secondFactorKey: [UInt8]? = nil,
+        appleSigningKey: AppleSigningKey? = nil, appleAuth: (any AppleAuthServer)? = nil,
         now: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
         func keys(_ source: (any JWKSSource)?, default url: String) -> JWKSCache {
@@ -53,8 +55,6 @@ public struct ServerAssembly: Sendable {
         sessions = SessionService(
             store: store, tokenKey: store.tokenKey, lifetimes: configuration.lifetimes, profiles: profiles, audit: audit, now: now)
         devices = DeviceTokens(store: store, now: now)
-        admin = AdminService(
-            store: store, audit: audit, notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger), now: now)
         codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
         providers = ProviderSignIn(google: google, apple: apple, audit: audit)
@@ -68,6 +68,12 @@ public struct ServerAssembly: Sendable {
         } else {
             box = .ephemeral()
         }
+        appleTokens = AppleTokens(
+            store: store, server: appleAuth ?? HTTPAppleAuthServer(baseURL: configuration.appleAuthURL), key: appleSigningKey, apple: apple,
+            box: box, now: now, logger: logger)
+        admin = AdminService(
+            store: store, audit: audit, notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger),
+            appleTokens: appleTokens, now: now)
         secondFactors = SecondFactorService(
             store: store, box: box,
             notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger), audit: audit,
@@ -80,9 +86,9 @@ public struct ServerAssembly: Sendable {
         passwords = PasswordFlow(
             store: store, codes: emailCodes, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), rules: rules,
             throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, stepUp: stepUp, now: now)
-        accounts = AccountService(store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp)
+        accounts = AccountService(store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp, appleTokens: appleTokens)
         handoffs = WebHandoffs(store: store, now: now)
-        appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, now: now)
+        appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, appleTokens: appleTokens, now: now)
         timeline = Timeline(store: store, now: now)
         passkeys = PasskeyService(
             passkeys: store, users: store, limits: store, emailCodes: emailCodes, secondFactors: secondFactors, stepUp: stepUp,

@@ -41,6 +41,22 @@ public struct ServerConfiguration: Sendable {
     /// The app's bundle ID and any Services IDs Sign in with Apple tokens are issued to.
     public var appleClientIDs: [String] = []
     public var appleJWKSURL = IdentityProvider.appleJWKSURL
+    /// The Sign in with Apple key chatterd signs its client secrets with (all three, or none: then no Apple
+    /// token is kept, and none revoked).
+    public var appleTeamID: String?
+    public var appleKeyID: String?
+    public var applePrivateKeyPath: String?
+    /// Apple's token service (`/auth/token`, `/auth/revoke`).
+    public var appleAuthURL = IdentityProvider.appleAuthURL
+
+    /// The key `--apple-team-id`, `--apple-key-id` and `--apple-private-key` name; nil when none is set.
+    public func appleSigningKey() throws -> AppleSigningKey? {
+        switch (appleTeamID, appleKeyID, applePrivateKeyPath) {
+        case (nil, nil, nil): return nil
+        case (let team?, let key?, let path?): return try AppleSigningKey.load(teamID: team, keyID: key, path: path)
+        default: throw ConfigurationError("--apple-team-id, --apple-key-id and --apple-private-key go together: set all three or none")
+        }
+    }
     public var lifetimes = SessionService.Lifetimes()
     public var minimumPasswordLength = 8
     public var bcryptCost: UInt8 = 12
@@ -135,6 +151,10 @@ public struct ServerConfiguration: Sendable {
         }
         if let metricsToken, metricsToken.count < 16 { throw ConfigurationError("--metrics-token must be at least 16 characters") }
         _ = try AppAssociation(appleAppIDs: appleAppIDs, androidApps: androidApps)
+        _ = try appleSigningKey()
+        guard let authURL = URL(string: appleAuthURL), let scheme = authURL.scheme, ["https", "http"].contains(scheme) else {
+            throw ConfigurationError("--apple-auth-url \(appleAuthURL) is not an http(s) URL")
+        }
         guard passkeyCeremoniesPerNetwork >= 1 else { throw ConfigurationError("--passkey-ceremony-limit must be at least 1") }
         for origin in webFrameAncestors {
             guard let url = URL(string: origin), ["https", "http"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/",

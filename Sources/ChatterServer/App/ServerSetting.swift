@@ -156,6 +156,17 @@ extension ServerConfiguration {
         .text("apple-jwks-url", "CHATTERD_APPLE_JWKS_URL", "URL", default: "`\(IdentityProvider.appleJWKSURL)`", "Apple's signing keys") {
             $0.appleJWKSURL = $1
         },
+        .text(
+            "apple-team-id", "CHATTERD_APPLE_TEAM_ID", "ID", default: "none",
+            "with the next two: Apple's tokens kept from the app's authorization code, revoked when the account is deleted"
+        ) { $0.appleTeamID = $1 },
+        .text("apple-key-id", "CHATTERD_APPLE_KEY_ID", "ID", default: "none", "the ID of the Sign in with Apple key") { $0.appleKeyID = $1 },
+        .text("apple-private-key", "CHATTERD_APPLE_PRIVATE_KEY", "FILE", default: "none", "the key's `.p8` file from Apple") {
+            $0.applePrivateKeyPath = $1
+        },
+        .text("apple-auth-url", "CHATTERD_APPLE_AUTH_URL", "URL", default: "`\(IdentityProvider.appleAuthURL)`", "Apple's token service") {
+            $0.appleAuthURL = $1
+        },
         .value("access-lifetime", "CHATTERD_ACCESS_LIFETIME", "SECONDS", default: "`900`", "native access tokens", parse: { Double($0) }) {
             $0.lifetimes.access = $1
         },

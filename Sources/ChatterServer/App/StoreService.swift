@@ -10,6 +10,8 @@ struct StoreService: Service {
     let lifetimes: SessionService.Lifetimes
     /// Days the audit log keeps an event; nil keeps every one.
     var auditRetentionDays: Int? = nil
+    /// Revokes the Apple tokens of accounts deleted since the last pass (or while Apple was unreachable).
+    var appleTokens: AppleTokens? = nil
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -20,6 +22,7 @@ struct StoreService: Service {
                 let purged = try await store.purgeExpiredSessions(at: instant, lifetimes: lifetimes)
                 if purged > 0 { logger.info("purged expired sessions", metadata: ["count": "\(purged)"]) }
                 try await store.purgeStaleRecords(Self.cutoffs(at: instant, auditRetentionDays: auditRetentionDays))
+                await appleTokens?.revokePending()
             } catch {
                 logger.warning("session purge failed", metadata: ["error": "\(error)"])
             }

@@ -23,6 +23,7 @@ struct AppleNotifications: Sendable {
     let store: any Store
     let apple: IDTokenVerifier
     let audit: AuditLog
+    let appleTokens: AppleTokens
     let now: @Sendable () -> Date
 
     func receive(_ payload: String, client: ClientInfo, logger: Logger) async throws {
@@ -54,11 +55,15 @@ struct AppleNotifications: Sendable {
                 try await store.revokeSessions(of: user.id, method: SignInMethod.apple.rawValue)
                 await audit.record(.appleConsentRevoked, user: user.id, method: .apple, client: client)
             }
+            try await appleTokens.release(subject: event.sub)
         case .accountDelete:
             if let userID = try await store.deleteIdentity(key) {
                 try await store.revokeSessions(of: userID, method: SignInMethod.apple.rawValue)
                 await audit.record(.appleAccountDeleted, user: userID, method: .apple, client: client)
             }
+            // The Apple ID is gone, and with it what Apple issued for it; revoking answers either way, and the
+            // tokens are not kept beyond it.
+            try await appleTokens.release(subject: event.sub)
         case .emailDisabled, .emailEnabled:
             let user = try await store.user(for: key)
             try await store.setEmailForwarding(key, enabled: kind == .emailEnabled)

@@ -178,7 +178,7 @@ public struct IDTokenVerifier: Sendable {
             report.identity = VerifiedIdentity(
                 issuer: provider.canonicalIssuer, subject: claims.sub ?? "", name: claims.name, email: claims.email,
                 emailVerified: claims.emailVerified ?? false, nonce: claims.nonce, events: claims.events, tokenID: claims.jti,
-                expiresAt: claims.exp)
+                expiresAt: claims.exp, audience: (claims.aud ?? []).first(where: provider.audiences.contains))
         }
         return report
     }

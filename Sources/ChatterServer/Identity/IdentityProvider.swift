@@ -34,6 +34,8 @@ public struct IdentityProvider: Sendable {
     public static let googleJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
 
     public static let appleJWKSURL = "https://appleid.apple.com/auth/keys"
+    /// Apple's token service: `/auth/token` exchanges an app's authorization code, `/auth/revoke` revokes.
+    public static let appleAuthURL = "https://appleid.apple.com"
 
     public static func google(clientIDs: some Sequence<String>, nonce: NonceForm = .sha256) -> IdentityProvider {
         IdentityProvider(

@@ -66,6 +66,9 @@ public struct VerifiedIdentity: Sendable, Equatable {
     /// The token's own id and end, by which a processed notification is recognised when it comes again.
     public var tokenID: String? = nil
     public var expiresAt: Double? = nil
+    /// The configured client ID the token was issued to (its accepted `aud`): Apple's token endpoint takes it as
+    /// `client_id` when chatterd exchanges the app's authorization code.
+    public var audience: String? = nil
 }
 
 /// Whether and how a sign-in's nonce is checked.

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Seals authenticator secrets for the database under a key kept outside it (`--second-factor-key`), so
+/// Seals authenticator secrets (and Apple's refresh tokens) for the database under a key kept outside it (`--second-factor-key`), so
 /// a copy of the database alone (a backup, a read-only SQL injection) yields no secret. AES-256-GCM; the
 /// account's id is the additional data, so a sealed secret moved to another account's row does not open.
 /// The same key, through HKDF, keys the recovery codes' HMAC, so their hashes cannot be searched offline
@@ -9,6 +9,7 @@ import Foundation
 struct SecretBox: Sendable {
     private let sealing: SymmetricKey
     private let recoveryKey: SymmetricKey
+    private let appleKey: SymmetricKey
 
     static let keyBytes = 32
 
@@ -17,6 +18,7 @@ struct SecretBox: Sendable {
         let root = SymmetricKey(data: key)
         sealing = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd totp secret".utf8), outputByteCount: 32)
         recoveryKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd recovery code".utf8), outputByteCount: 32)
+        appleKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd apple refresh token".utf8), outputByteCount: 32)
     }
 
     /// A key of the wrong size.
@@ -37,6 +39,24 @@ struct SecretBox: Sendable {
             let secret = try? AES.GCM.open(box, using: sealing, authenticating: Array(userID.text.utf8))
         else { return nil }
         return Array(secret)
+    }
+
+    /// Apple's refresh token for `subject` and `clientID`, sealed under a key of its own: the row it is sealed for
+    /// is the additional data, so a token moved to another Apple ID's row does not open.
+    func sealAppleToken(_ token: String, subject: String, clientID: String) throws -> [UInt8] {
+        Array(try AES.GCM.seal(Array(token.utf8), using: appleKey, authenticating: Self.appleRow(subject, clientID)).combined!)
+    }
+
+    func openAppleToken(_ sealed: [UInt8], subject: String, clientID: String) -> String? {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let token = try? AES.GCM.open(box, using: appleKey, authenticating: Self.appleRow(subject, clientID))
+        else { return nil }
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    private static func appleRow(_ subject: String, _ clientID: String) -> [UInt8] {
+        // Lengths first, so no two rows share additional data.
+        Array("\(subject.utf8.count):\(subject)\(clientID.utf8.count):\(clientID)".utf8)
     }
 
     /// What the store keeps of a recovery code: an HMAC of the account and the code.

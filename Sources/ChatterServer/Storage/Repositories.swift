@@ -256,6 +256,25 @@ public protocol NotificationRepository: Sendable {
     func markNotificationSeen(jti: String, expiresAt: Date) async throws -> Bool
 }
 
+/// Apple's refresh tokens (`AppleTokens` owns the rules). A row's account going (`deleteUser`, or
+/// `deleteIdentity` of its last identity) leaves the row with no account in the same transaction: it then
+/// waits to be revoked, so a deletion is never without its revocation, even if Apple is unreachable then.
+public protocol AppleTokenRepository: Sendable {
+    /// Keeps `record` for its live account, replacing the token kept for the same Apple ID and client ID;
+    /// false when the account is gone.
+    func keepAppleToken(_ record: AppleTokenRecord) async throws -> Bool
+    /// Whether a token is kept for the Apple ID and client ID on a live account.
+    func hasAppleToken(subject: String, clientID: String) async throws -> Bool
+    /// Tokens whose account is gone, oldest first, at most `limit`.
+    func appleTokensToRevoke(limit: Int) async throws -> [AppleTokenRecord]
+    /// Leaves the Apple ID's tokens without their account, to be revoked: Apple said the Apple ID stopped using
+    /// the app or was deleted. Returns how many.
+    @discardableResult
+    func releaseAppleTokens(subject: String) async throws -> Int
+    /// Forgets a token waiting to be revoked (it was, or Apple no longer knows it).
+    func forgetAppleToken(_ record: AppleTokenRecord) async throws
+}
+
 public protocol RateLimitRepository: Sendable {
     /// Adds one to the fixed window counter `key` and returns the count in the current window, this hit
     /// included. One statement: of concurrent hits each sees its own count, so "count > limit" refuses
@@ -344,7 +363,8 @@ public struct TimelineStamp: Sendable, Equatable {
 
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
-    DeviceTokenRepository, PasskeyRepository, SecondFactorRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository, AuditRepository,
+    DeviceTokenRepository, PasskeyRepository, SecondFactorRepository, AppleTokenRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository,
+    AuditRepository,
     ChattRepository,
     AdminRepository
 {

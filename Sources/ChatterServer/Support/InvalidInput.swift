@@ -4,6 +4,8 @@ public enum InvalidInput: Error, Equatable {
     case tooLong(field: String, limit: Int)
     /// One of Apple's name parts is longer than `limit` characters.
     case namePartTooLong(limit: Int)
+    /// Sign in with Apple's `user` is not the Apple ID its identity token names.
+    case appleUserMismatch
 }
 
 extension String {

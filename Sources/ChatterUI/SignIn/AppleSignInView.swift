@@ -5,7 +5,8 @@
 
     /// Sign in with Apple (F4), on iOS, macOS and watchOS: Apple's button, the nonce from the flow, and the
     /// credential handed to `AppleSignInFlow`, which keeps the name Apple gives only once until chatterd
-    /// confirms it, and sends a kept one again when the view appears.
+    /// confirms it, and sends a kept one again when the view appears. The credential's authorization code goes to
+    /// chatterd, which keeps Apple's token to revoke it when the account is deleted.
     public struct AppleSignInView: View {
         let flow: AppleSignInFlow
         @Environment(\.colorScheme) private var colorScheme
@@ -42,7 +43,9 @@
         /// The fields of Apple's credential that chatterd needs.
         init(_ authorization: ASAuthorization) {
             let credential = authorization.credential as? ASAuthorizationAppleIDCredential
-            self.init(identityToken: credential?.identityToken, fullName: credential?.fullName, email: credential?.email)
+            self.init(
+                identityToken: credential?.identityToken, fullName: credential?.fullName, email: credential?.email,
+                authorizationCode: credential?.authorizationCode, user: credential?.user)
         }
 
         /// The user closed Apple's sheet.

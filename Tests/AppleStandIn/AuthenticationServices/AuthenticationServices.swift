@@ -23,6 +23,27 @@ open class ASAuthorizationAppleIDCredential: NSObject, ASAuthorizationCredential
     open var email: String? { nil }
 }
 
+/// https://developer.apple.com/documentation/authenticationservices/asauthorizationappleidprovider
+/// `getCredentialState(forUserID:completion:)`, imported into Swift as `credentialState(forUserID:) async throws`;
+/// `CredentialState` is an `Int` enum of `revoked` (0), `authorized` (1), `notFound` (2) and `transferred` (3),
+/// open to later cases (so callers need `@unknown default`).
+open class ASAuthorizationAppleIDProvider: NSObject {
+    public enum CredentialState: Int, Sendable {
+        case revoked = 0
+        case authorized = 1
+        case notFound = 2
+        case transferred = 3
+    }
+
+    public override init() {}
+
+    open func getCredentialState(forUserID userID: String, completion: @escaping @Sendable (CredentialState, (any Error)?) -> Void) {
+        completion(.notFound, nil)
+    }
+
+    open func credentialState(forUserID userID: String) async throws -> CredentialState { .notFound }
+}
+
 open class ASAuthorizationAppleIDRequest: NSObject {
     open var requestedScopes: [ASAuthorization.Scope]?
     open var nonce: String?

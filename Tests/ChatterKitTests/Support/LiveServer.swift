@@ -33,7 +33,8 @@ struct LiveServer: Sendable {
 
     static func run(
         clock: TestClock = TestClock(), accessLifetime: Double = 300, sessionLifetime: Double = 3600, tls: Bool = false,
-        courseOnly: Bool = false, serverCertificate: (certificatePath: String, keyPath: String)? = nil, _ body: @Sendable (LiveServer) async throws -> Void
+        courseOnly: Bool = false, serverCertificate: (certificatePath: String, keyPath: String)? = nil,
+        appleTokenService: (service: AppleTokenService, url: String)? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
             let issuer = try TestIssuer()
@@ -54,13 +55,22 @@ struct LiveServer: Sendable {
                     config.passkeyOrigins = [passkeyOrigin]
                     config.transport = tls ? .developmentTLS : .http
                     if let serverCertificate { config.transport = .tls(certificatePath: serverCertificate.certificatePath, keyPath: serverCertificate.keyPath) }
+                    // With Apple's token service standing in: chatterd holds the team's key, as an operator's `.p8`.
+                    if let (service, url) = appleTokenService {
+                        config.appleTeamID = service.teamID
+                        config.appleKeyID = service.keyID
+                        config.applePrivateKeyPath = directory + "/AuthKey.p8"
+                        config.appleAuthURL = url
+                        try service.key.pemRepresentation.write(toFile: directory + "/AuthKey.p8", atomically: true, encoding: .utf8)
+                        service.use(signer: { try appleIssuer.sign($0) }, now: clock.function)
+                    }
                     var logger = Logger(label: "chatterd-kit-test")
                     logger.logLevel = .warning
                     let store = try await SQLiteStore.open(path: config.databasePath, logger: logger)
                     let mail = CapturingMail()
                     let services = ServerAssembly(
                         configuration: config, store: store, mail: mail, googleKeys: HTTPJWKSSource(url: googleURL),
-                        appleKeys: HTTPJWKSSource(url: appleURL), now: clock.function, logger: logger)
+                        appleKeys: HTTPJWKSSource(url: appleURL), appleSigningKey: try config.appleSigningKey(), now: clock.function, logger: logger)
                     // The store must be closed however the test ends: SQLiteNIO asserts on an open connection.
                     do {
                         let transport = try PreparedTransport.prepare(config)

@@ -80,7 +80,8 @@ struct Harness: Sendable {
             let mail = CapturingMail()
             let services = ServerAssembly(
                 configuration: config, store: store, mail: mailTransport ?? mail, googleKeys: HTTPJWKSSource(url: url),
-                appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, now: clock.function, logger: logger)
+                appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, appleSigningKey: try config.appleSigningKey(), now: clock.function,
+                logger: logger)
             try await LiveService.run(
                 logger: logger,
                 { onServerRunning in

@@ -6,6 +6,7 @@ extension InvalidInput: APIErrorConvertible {
         switch self {
         case .tooLong(let field, let limit): APIError(.badRequest, .fieldTooLong, "\"\(field)\" is longer than \(limit) characters.")
         case .namePartTooLong(let limit): APIError(.badRequest, .fieldTooLong, "Name parts are limited to \(limit) characters.")
+        case .appleUserMismatch: APIError(.badRequest, .badRequest, "\"user\" is not the Apple ID the identity token is for.")
         }
     }
 }

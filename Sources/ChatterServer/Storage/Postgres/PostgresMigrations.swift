@@ -237,5 +237,21 @@ enum PostgresMigrations {
             "ALTER TABLE sessions ADD COLUMN second_factor text, ADD COLUMN second_factor_at timestamptz",
             "ALTER TABLE device_tokens ADD COLUMN second_factor_until timestamptz",
         ],
+        // 7: Apple's refresh tokens, sealed, one per Apple ID and client ID of a live account; an account's
+        // deletion leaves its tokens without one (ON DELETE SET NULL), waiting to be revoked.
+        [
+            """
+            CREATE TABLE apple_tokens (
+                subject text NOT NULL,
+                client_id text NOT NULL,
+                user_id uuid REFERENCES users(id) ON DELETE SET NULL,
+                sealed_token bytea NOT NULL,
+                kept_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE UNIQUE INDEX apple_tokens_live ON apple_tokens(subject, client_id) WHERE user_id IS NOT NULL",
+            "CREATE INDEX apple_tokens_to_revoke ON apple_tokens(kept_at) WHERE user_id IS NULL",
+            "CREATE INDEX apple_tokens_by_user ON apple_tokens(user_id)",
+        ],
     ]
 }

@@ -357,5 +357,21 @@ enum SQLiteMigrations {
             // Until when a device that passed the second step signs in without it (nil: it did not ask to be remembered).
             "ALTER TABLE device_tokens ADD COLUMN second_factor_until REAL",
         ],
+        // 10: Apple's refresh tokens, sealed, one per Apple ID and client ID of a live account; an account's
+        // deletion leaves its tokens without one (ON DELETE SET NULL), waiting to be revoked.
+        [
+            """
+            CREATE TABLE apple_tokens (
+                subject TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                user_id TEXT REFERENCES users(id) ON DELETE SET NULL,
+                sealed_token BLOB NOT NULL,
+                kept_at REAL NOT NULL
+            )
+            """,
+            "CREATE UNIQUE INDEX apple_tokens_live ON apple_tokens(subject, client_id) WHERE user_id IS NOT NULL",
+            "CREATE INDEX apple_tokens_to_revoke ON apple_tokens(kept_at) WHERE user_id IS NULL",
+            "CREATE INDEX apple_tokens_by_user ON apple_tokens(user_id)",
+        ],
     ]
 }

@@ -40,18 +40,28 @@ extension SessionManager {
         switch await status() {
         case .storageUnavailable: return false  // nothing to judge yet; the next launch asks again
         case .signedOut:
-            try? await store.delete(StoreKey.appleSignIn)
+            await forgetAppleSignIn(record)
             return false
         case .valid, .expiring, .expired: break
         }
         guard let current = currentSession, current.sessionID == record.sessionID else {
             // The session came from another sign-in since: Apple's answer says nothing of it.
-            try? await store.delete(StoreKey.appleSignIn)
+            await forgetAppleSignIn(record)
             return false
         }
         guard let state = try? await states.state(forUserID: record.user), state == .revoked || state == .notFound else { return false }
+        // While Apple answered, another sign-in may have replaced the session: only the one asked about ends.
+        guard currentSession?.sessionID == record.sessionID else { return false }
         _ = try? await signOut(all: false, reason: .appleIDRevoked)
-        try? await store.delete(StoreKey.appleSignIn)
+        await forgetAppleSignIn(record)
         return true
+    }
+
+    /// Deletes the kept record, unless an Apple sign-in replaced it meanwhile.
+    private func forgetAppleSignIn(_ record: AppleSignInRecord) async {
+        guard let data = try? await store.read(StoreKey.appleSignIn),
+            (try? JSONDecoder().decode(AppleSignInRecord.self, from: data)) == record
+        else { return }
+        try? await store.delete(StoreKey.appleSignIn)
     }
 }

@@ -123,7 +123,8 @@ public final class AppleSignInFlow {
                     identityToken: record.identityToken, rawNonce: record.rawNonce, name: record.name, email: record.email,
                     authorizationCode: record.authorizationCode, user: record.user))
             signedIn = session
-            if let user = record.user, let sessionID = session.sessionID,
+            // The credential's user is the token's `sub`; an app that passes no user is checked by the token's.
+            if let user = record.user ?? record.subject, let sessionID = session.sessionID,
                 let data = try? JSONEncoder().encode(AppleSignInRecord(user: user, sessionID: sessionID))
             {
                 try? await store.write(data, for: StoreKey.appleSignIn)

@@ -54,6 +54,6 @@ struct AccountService: Sendable {
         try await stepUp.require(session)
         try await store.deleteUser(id: session.user.id)
         await audit.record(.accountDeleted, user: session.user.id, client: client)
-        await appleTokens.revokePending()
+        await appleTokens.revokePending(limit: AppleTokens.revokedAtOnce)
     }
 }

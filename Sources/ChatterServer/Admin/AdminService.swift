@@ -145,7 +145,7 @@ public struct AdminService: Sendable {
         guard try await store.account(id: userID) != nil else { throw Failure.noSuchAccount(userID.text) }
         try await store.deleteUser(id: userID)
         await audit.record(.adminAccountDeleted, user: userID, client: client, actor: actor)
-        await appleTokens?.revokePending()
+        await appleTokens?.revokePending(limit: AppleTokens.revokedAtOnce)
     }
 
     /// Marks the account as an operator (it may use the admin pages), or unmarks it.

@@ -152,8 +152,11 @@ public struct ServerConfiguration: Sendable {
         if let metricsToken, metricsToken.count < 16 { throw ConfigurationError("--metrics-token must be at least 16 characters") }
         _ = try AppAssociation(appleAppIDs: appleAppIDs, androidApps: androidApps)
         _ = try appleSigningKey()
-        guard let authURL = URL(string: appleAuthURL), let scheme = authURL.scheme, ["https", "http"].contains(scheme) else {
-            throw ConfigurationError("--apple-auth-url \(appleAuthURL) is not an http(s) URL")
+        // The client secret and refresh tokens travel in the body: plain HTTP only to a stand-in on this machine.
+        guard let authURL = URL(string: appleAuthURL), let host = authURL.host,
+            authURL.scheme == "https" || (authURL.scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host))
+        else {
+            throw ConfigurationError("--apple-auth-url \(appleAuthURL) is not an https URL (http only to this machine)")
         }
         guard passkeyCeremoniesPerNetwork >= 1 else { throw ConfigurationError("--passkey-ceremony-limit must be at least 1") }
         for origin in webFrameAncestors {

@@ -22,10 +22,10 @@ struct StoreService: Service {
                 let purged = try await store.purgeExpiredSessions(at: instant, lifetimes: lifetimes)
                 if purged > 0 { logger.info("purged expired sessions", metadata: ["count": "\(purged)"]) }
                 try await store.purgeStaleRecords(Self.cutoffs(at: instant, auditRetentionDays: auditRetentionDays))
-                await appleTokens?.revokePending()
             } catch {
                 logger.warning("session purge failed", metadata: ["error": "\(error)"])
             }
+            await appleTokens?.revokePending()
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: purgeInterval) }
         }
         // Closing must happen even when the service group is cancelled rather than shut down gracefully,

@@ -51,7 +51,7 @@ public struct HTTPAppleAuthServer: AppleAuthServer {
     var client: HTTPClient
     var timeout: TimeAmount
 
-    public init(baseURL: String = IdentityProvider.appleAuthURL, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+    public init(baseURL: String = IdentityProvider.appleAuthURL, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(5)) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.client = client
         self.timeout = timeout

@@ -7,7 +7,7 @@ import Logging
 /// (by its user, an operator, or Apple's `account-delete` notification) or Apple says its Apple ID stopped
 /// using the app.
 struct AppleTokens: Sendable {
-    let store: any AppleTokenRepository
+    let store: any AppleTokenRepository & RateLimitRepository
     let server: any AppleAuthServer
     /// nil: chatterd has no key (`--apple-team-id`, `--apple-key-id`, `--apple-private-key`), so it keeps nothing.
     let key: AppleSigningKey?
@@ -16,28 +16,47 @@ struct AppleTokens: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
 
-    /// Tokens revoked per pass: a pass is bounded, the next purge takes the rest.
+    /// Tokens revoked per pass of the purge; the next pass takes the rest.
     static let revokedPerPass = 100
+    /// Tokens revoked right after a deletion, in its request: the account's own, unless others wait before them.
+    static let revokedAtOnce = 5
+    /// A kept token is replaced by a new sign-in's once this old: a token the user revoked at Apple (whose
+    /// notification chatterd may have missed) would revoke nothing when the account goes.
+    static let renewedAfter: Double = 86_400
+    /// Exchanges asked of Apple per Apple ID per hour, whether Apple accepts the code or not: a client replaying
+    /// its identity token with made-up codes cannot make chatterd hammer Apple under the operator's client ID.
+    static let exchangesPerHour = 3
 
-    /// After an Apple sign-in of `identity` to `userID`: exchanges the app's authorization code and keeps
-    /// the refresh token, unless one is kept already. Never fails the sign-in, which Apple's identity token
-    /// proved: a code that cannot be exchanged is logged, and the next sign-in's code is tried.
+    /// After an Apple sign-in of `identity` to `userID`: exchanges the app's authorization code and keeps the
+    /// refresh token, unless one kept less than a day ago stands. Never fails the sign-in, which Apple's identity
+    /// token proved: a code that cannot be exchanged is logged, and a later sign-in's code is tried.
     func keep(code: String?, for identity: VerifiedIdentity, userID: UUID) async {
         guard let code, let key, let clientID = identity.audience else { return }
         do {
-            if try await store.hasAppleToken(subject: identity.subject, clientID: clientID) { return }
+            if let kept = try await store.appleTokenKeptAt(subject: identity.subject, clientID: clientID),
+                now().timeIntervalSince(kept) < Self.renewedAfter
+            {
+                return
+            }
+            guard try await store.hit("apple-exchange:\(identity.subject)", window: 3600, at: now()) <= Self.exchangesPerHour else {
+                logger.info("an Apple authorization code was not exchanged: this Apple ID's exchanges this hour are used up")
+                return
+            }
             let secret = try await AppleClientSecret.make(for: clientID, with: key, at: now())
             let grant = try await server.exchange(code: code, clientID: clientID, clientSecret: secret)
             // The answer's identity token must be the same Apple ID's: a code of another Apple ID sent with this
-            // one's token must not put another person's token on this account.
+            // one's token must not put another person's token on this account. Nor is it revoked: that would end
+            // the other person's authorization.
             let granted = try await apple.verify(grant.idToken, clientID: clientID, nonce: .notChecked)
             guard granted.subject == identity.subject, let refreshToken = grant.refreshToken else {
                 logger.warning("Apple's token for an authorization code is not the signed-in Apple ID's; not kept")
                 return
             }
             let sealed = try box.sealAppleToken(refreshToken, subject: identity.subject, clientID: clientID)
-            _ = try await store.keepAppleToken(
+            let live = try await store.keepAppleToken(
                 AppleTokenRecord(subject: identity.subject, clientID: clientID, userID: userID, sealedToken: sealed, keptAt: now()))
+            // The account was deleted while Apple answered: its token waits to be revoked, so revoke it now.
+            if !live { await revokePending(limit: Self.revokedAtOnce) }
         } catch {
             logger.warning("Apple's authorization code was not exchanged", metadata: ["error": "\(Self.describe(error))"])
         }
@@ -47,22 +66,23 @@ struct AppleTokens: Sendable {
     /// account's.
     func release(subject: String) async throws {
         try await store.releaseAppleTokens(subject: subject)
-        await revokePending()
+        await revokePending(limit: Self.revokedAtOnce)
     }
 
-    /// Revokes the tokens whose account is gone, forgetting each Apple has revoked or no longer knows. One that
-    /// cannot be revoked now (Apple unreachable, chatterd without its key) waits for the next pass. Returns how
-    /// many were revoked.
+    /// Revokes up to `limit` tokens whose account is gone, oldest first, forgetting each Apple has revoked or no
+    /// longer knows. One Apple refuses goes to the back of the queue; when Apple cannot be reached the pass stops,
+    /// and the next purge tries again. A deletion's request calls it with a small `limit`, so it waits for at
+    /// most one unanswered request to Apple. Returns how many were revoked.
     @discardableResult
-    func revokePending() async -> Int {
+    func revokePending(limit: Int = Self.revokedPerPass) async -> Int {
         let pending: [AppleTokenRecord]
-        do { pending = try await store.appleTokensToRevoke(limit: Self.revokedPerPass) } catch {
+        do { pending = try await store.appleTokensToRevoke(limit: limit) } catch {
             logger.warning("Apple tokens to revoke could not be read", metadata: ["error": "\(error)"])
             return 0
         }
         guard !pending.isEmpty else { return 0 }
         guard let key else {
-            logger.warning("Apple tokens wait to be revoked, but chatterd has no Sign in with Apple key", metadata: ["count": "\(pending.count)"])
+            logger.warning("Apple tokens wait to be revoked, but this chatterd has no Sign in with Apple key", metadata: ["count": "\(pending.count)"])
             return 0
         }
         var revoked = 0
@@ -85,6 +105,8 @@ struct AppleTokens: Sendable {
                 try await store.forgetAppleToken(record)
             } catch {
                 logger.warning("an Apple token was not revoked; it is tried again later", metadata: ["error": "\(Self.describe(error))"])
+                try? await store.postponeAppleToken(record, to: now())
+                if case .unavailable = error as? AppleAuthError { break }
             }
         }
         if revoked > 0 { logger.info("revoked Apple tokens of deleted accounts", metadata: ["count": "\(revoked)"]) }

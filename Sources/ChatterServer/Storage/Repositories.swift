@@ -260,17 +260,22 @@ public protocol NotificationRepository: Sendable {
 /// `deleteIdentity` of its last identity) leaves the row with no account in the same transaction: it then
 /// waits to be revoked, so a deletion is never without its revocation, even if Apple is unreachable then.
 public protocol AppleTokenRepository: Sendable {
-    /// Keeps `record` for its live account, replacing the token kept for the same Apple ID and client ID;
-    /// false when the account is gone.
+    /// Keeps `record` for its account, replacing the token kept for the same Apple ID and client ID (revoking one
+    /// token ends the Apple ID's authorization as a whole, so the one kept is enough). When the account is gone
+    /// (deleted while Apple answered), the token is kept without one, waiting to be revoked. Returns whether the
+    /// account was there.
     func keepAppleToken(_ record: AppleTokenRecord) async throws -> Bool
-    /// Whether a token is kept for the Apple ID and client ID on a live account.
-    func hasAppleToken(subject: String, clientID: String) async throws -> Bool
-    /// Tokens whose account is gone, oldest first, at most `limit`.
+    /// When the token kept for the Apple ID and client ID on a live account was kept; nil when there is none.
+    func appleTokenKeptAt(subject: String, clientID: String) async throws -> Date?
+    /// Tokens whose account is gone, oldest first (by `keptAt`), at most `limit`.
     func appleTokensToRevoke(limit: Int) async throws -> [AppleTokenRecord]
     /// Leaves the Apple ID's tokens without their account, to be revoked: Apple said the Apple ID stopped using
     /// the app or was deleted. Returns how many.
     @discardableResult
     func releaseAppleTokens(subject: String) async throws -> Int
+    /// Moves a token waiting to be revoked to the back of the queue (`keptAt` = `date`): one Apple refuses for now
+    /// never holds up the others.
+    func postponeAppleToken(_ record: AppleTokenRecord, to date: Date) async throws
     /// Forgets a token waiting to be revoked (it was, or Apple no longer knows it).
     func forgetAppleToken(_ record: AppleTokenRecord) async throws
 }

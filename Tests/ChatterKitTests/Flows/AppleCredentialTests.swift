@@ -58,7 +58,8 @@ import Testing
         }
     }
 
-    @Test func aRevokedCredentialSignsOutAtLaunchAndEndsTheSessionOnTheServer() async throws {
+    @Test(arguments: [AppleIDCredentialState.revoked, .notFound])
+    func aRevokedCredentialSignsOutAtLaunchAndEndsTheSessionOnTheServer(state: AppleIDCredentialState) async throws {
         let apple = AppleTokenService()
         try await apple.run { url in
             try await LiveServer.run(appleTokenService: (apple, url)) { server in
@@ -68,7 +69,7 @@ import Testing
                 let token = try #require(await client.sessions.session?.accessToken)
 
                 // Next launch: Apple says the user stopped using Sign in with Apple with this app.
-                let answers = AppleAnswers(["002.ada": .revoked])
+                let answers = AppleAnswers(["002.ada": state])
                 let chatter = await Chatter(client: server.client(store: store), appleCredentials: answers)
                 let running = Task { await chatter.run() }
                 #expect(await eventually { await chatter.phase == .signedOut(reason: .appleIDRevoked) })
@@ -115,6 +116,22 @@ import Testing
             #expect(answers.asked.load(ordering: .relaxed) == 0)
             #expect(await client.sessions.currentSession?.user?.methods == ["google"])
             #expect(!store.keys.contains(StoreKey.appleSignIn), "the stale record is gone")
+        }
+    }
+
+    /// An app with a sheet of its own that passes no `user`: the identity token's `sub` is the same identifier.
+    @Test func aSignInWithoutTheUserIsCheckedByTheTokensAppleID() async throws {
+        try await LiveServer.run { server in
+            let store = MemoryStore()
+            let client = server.client(store: store)
+            let flow = await AppleSignInFlow(client: client)
+            let nonce = await flow.startRequest()
+            let token = try server.appleToken(subject: "007.eve", nonce: nonce.raw)
+            #expect(await flow.complete(identityToken: token, name: nil, email: nil))
+            let answers = AppleAnswers(["007.eve": .revoked])
+            #expect(await client.sessions.checkAppleCredential(with: answers))
+            #expect(answers.asked.load(ordering: .relaxed) == 1)
+            #expect(await client.sessions.currentSession == nil)
         }
     }
 

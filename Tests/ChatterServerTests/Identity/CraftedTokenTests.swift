@@ -33,7 +33,7 @@ import Testing
             identity
                 == VerifiedIdentity(
                     issuer: TestIssuer.googleIssuer, subject: "42", name: "Ada Lovelace", email: "42@example.com", emailVerified: true, nonce: nil, events: nil,
-                    tokenID: nil, expiresAt: (claims["exp"] as? Int).map(Double.init)))
+                    tokenID: nil, expiresAt: (claims["exp"] as? Int).map(Double.init), audience: TestIssuer.clientID))
     }
 
     @Test func bareIssuerIsAccepted() async throws {

@@ -20,13 +20,17 @@ extension StoreSuite {
             #expect(try await store.keepAppleToken(appleToken(user, 2)), "a newer token replaces the kept one")
             #expect(try await store.keepAppleToken(appleToken(user, client: "com.example.web", 3)), "another client's is its own")
             #expect(try await store.keepAppleToken(appleToken(bystander, subject: "apple.bob", 4)))
-            #expect(try await store.hasAppleToken(subject: "apple.ada", clientID: "com.example.app"))
+            #expect(try await store.appleTokenKeptAt(subject: "apple.ada", clientID: "com.example.app") == now.addingTimeInterval(2))
             #expect(try await !store.hasAppleToken(subject: "apple.ada", clientID: "com.other"))
             #expect(try await store.appleTokensToRevoke(limit: 10).isEmpty, "live accounts' tokens are not revoked")
             #expect(try await !store.keepAppleToken(appleToken(nil, 5)), "a token without an account")
-            #expect(try await !store.keepAppleToken(appleToken(User(id: UUID(), displayName: "gone"), subject: "x", 6)), "nor for a deleted one")
+            #expect(try await store.appleTokensToRevoke(limit: 10).isEmpty)
 
             try await store.deleteUser(id: user.id)
+            // A token Apple issued while the account was being deleted is kept without it, to be revoked.
+            #expect(try await !store.keepAppleToken(appleToken(user, subject: "apple.late", 6)))
+            #expect(try await store.appleTokensToRevoke(limit: 10).map(\.sealedToken) == [[2, 2], [3, 3], [6, 6]])
+            try await store.forgetAppleToken(appleToken(nil, subject: "apple.late", 6))
             let waiting = try await store.appleTokensToRevoke(limit: 10)
             #expect(waiting.map(\.sealedToken) == [[2, 2], [3, 3]], "the account's two, oldest first, the replaced one gone")
             #expect(waiting.allSatisfy { $0.userID == nil })
@@ -47,6 +51,11 @@ extension StoreSuite {
             #expect(try await store.releaseAppleTokens(subject: "apple.bob") == 0)
             #expect(try await store.appleTokensToRevoke(limit: 10).map(\.sealedToken) == [[3, 3], [4, 4]])
             #expect(try await store.user(id: bystander.id) != nil, "releasing a token leaves its account")
+
+            // One Apple refuses for now goes to the back of the queue, behind every other.
+            try await store.postponeAppleToken(appleToken(nil, client: "com.example.web", 3), to: now.addingTimeInterval(100))
+            #expect(try await store.appleTokensToRevoke(limit: 10).map(\.sealedToken) == [[4, 4], [3, 3]])
+            #expect(try await store.appleTokensToRevoke(limit: 1).map(\.sealedToken) == [[4, 4]])
         }
     }
 
@@ -62,5 +71,12 @@ extension StoreSuite {
             try await store.deleteUser(id: user.id)
             #expect(try await store.appleTokensToRevoke(limit: 100).count == 1)
         }
+    }
+}
+
+extension AppleTokenRepository {
+    /// Whether a token is kept for the Apple ID and client on a live account.
+    func hasAppleToken(subject: String, clientID: String) async throws -> Bool {
+        try await appleTokenKeptAt(subject: subject, clientID: clientID) != nil
     }
 }

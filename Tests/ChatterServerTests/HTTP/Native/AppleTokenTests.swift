@@ -184,16 +184,53 @@ import Testing
         }
     }
 
-    /// Twenty first sign-ins at once, each with its own code: one token is kept for the Apple ID, so one is revoked.
+    /// Twenty first sign-ins at once, each with its own code: Apple is asked at most three times, one token is kept for
+    /// the Apple ID, and it is the one revoked. Revoking one token ends the Apple ID's authorization of the app as a
+    /// whole ("Invalidate the tokens and associated user authorizations":
+    /// https://developer.apple.com/documentation/signinwithapplerestapi/revoke-tokens), so the others need not be.
     @Test func twentySignInsAtOnceKeepOneTokenPerAppleID() async throws {
         let apple = AppleTokenService()
         try await withServer(apple) { h async throws in
             let responses = try await h.parallel(20) { _ in try await signIn(h, apple) }
             #expect(responses.count(.ok) == 20)
+            #expect(apple.exchanges <= AppleTokens.exchangesPerHour)
             let user = try #require(UUID(uuidString: try h.decode(SessionResponse.self, responses[0]).user.id))
             try await h.services.admin.delete(userID: user, by: .commandLine(login: "ops"))
             #expect(apple.revoked.count == 1)
             #expect(try await pending(h) == 0)
+        }
+    }
+
+    /// A client replaying its own identity token with made-up codes makes chatterd ask Apple three times an hour.
+    @Test func madeUpCodesReachAppleAFewTimesAnHourAndSignInsGoOn() async throws {
+        let apple = AppleTokenService()
+        try await withServer(apple) { h async throws in
+            for attempt in 0..<6 { #expect(try await signIn(h, apple, code: "c.made-up.\(attempt)").status == .ok) }
+            #expect(apple.exchanges == AppleTokens.exchangesPerHour)
+            #expect(apple.refusals == Array(repeating: "invalid_grant", count: AppleTokens.exchangesPerHour))
+            h.clock.advance(by: 3601)
+            #expect(try await signIn(h, apple).status == .ok)
+            #expect(apple.exchanges == AppleTokens.exchangesPerHour + 1)
+            #expect(try await h.store.hasAppleToken(subject: Self.subject, clientID: Harness.appleClientID))
+        }
+    }
+
+    /// A kept token may have been revoked at Apple without chatterd hearing of it; a sign-in a day later keeps the new
+    /// one, which is what the deletion revokes.
+    @Test func aDayOldTokenIsReplacedByTheNextSignInsAndTheNewOneRevoked() async throws {
+        let apple = AppleTokenService()
+        try await withServer(apple) { h async throws in
+            #expect(try await signIn(h, apple).status == .ok)
+            let first = apple.issued(for: Self.subject)
+            #expect(try await signIn(h, apple).status == .ok)
+            #expect(apple.exchanges == 1, "a token kept within the day stands")
+            h.clock.advance(by: AppleTokens.renewedAfter + 1)
+            let session = try h.decode(SessionResponse.self, try await signIn(h, apple))
+            #expect(apple.exchanges == 2)
+            let second = apple.issued(for: Self.subject).filter { !first.contains($0) }
+            #expect(second.count == 1)
+            #expect(try await h.delete(NativePath.me, bearer: session.accessToken).status == .noContent)
+            #expect(apple.revoked == second)
         }
     }
 
@@ -209,6 +246,11 @@ import Testing
     }
 
     @Test func theKeySettingsGoTogetherAndAreChecked() throws {
+        var plain = ServerConfiguration()
+        plain.appleAuthURL = "http://appleid.example.com"
+        #expect(throws: ConfigurationError.self) { try plain.validate() }
+        plain.appleAuthURL = "http://127.0.0.1:8080"
+        try plain.validate()
         var config = ServerConfiguration()
         #expect(try config.appleSigningKey() == nil)
         config.appleTeamID = "TEAM123456"

@@ -83,17 +83,7 @@ public final class AppleTokenService: Sendable {
         let router = Router()
         router.post("auth/token") { request, _ in try await self.answer(request, self.token) }
         router.post("auth/revoke") { request, _ in try await self.answer(request, self.revoke) }
-        var logger = Logger(label: "apple-token-service")
-        logger.logLevel = .warning
-        return try await LiveService.run(
-            logger: logger,
-            { onServerRunning in
-                Application(
-                    router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
-            }
-        ) { port in
-            try await body("http://127.0.0.1:\(port)")
-        }
+        return try await LiveService.run(router, label: "apple-token-service") { port in try await body("http://127.0.0.1:\(port)") }
     }
 
     struct Refusal: Error { var error: String }
@@ -155,8 +145,8 @@ public final class AppleTokenService: Sendable {
     private func checkSecret(_ secret: String?, clientID: String) throws(Refusal) {
         let invalid = Refusal(error: "invalid_client")
         guard let parts = secret?.split(separator: ".", omittingEmptySubsequences: false), parts.count == 3,
-            let headerBytes = Data(base64URL: String(parts[0])), let claimBytes = Data(base64URL: String(parts[1])),
-            let signatureBytes = Data(base64URL: String(parts[2])),
+            let headerBytes = base64URLDecoded(String(parts[0])), let claimBytes = base64URLDecoded(String(parts[1])),
+            let signatureBytes = base64URLDecoded(String(parts[2])),
             let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any],
             let claims = try? JSONSerialization.jsonObject(with: claimBytes) as? [String: Any]
         else { throw invalid }
@@ -186,14 +176,5 @@ public final class AppleTokenService: Sendable {
 
     private static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-    }
-}
-
-extension Data {
-    /// Base64url without padding, as JWTs carry it.
-    init?(base64URL text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
     }
 }

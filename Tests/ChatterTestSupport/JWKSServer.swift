@@ -38,16 +38,6 @@ public final class JWKSServer: Sendable {
             if let maxAge = snapshot.maxAge { headers[.cacheControl] = "public, max-age=\(maxAge), must-revalidate" }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: snapshot.body)))
         }
-        var logger = Logger(label: "jwks-server")
-        logger.logLevel = .warning
-        return try await LiveService.run(
-            logger: logger,
-            { onServerRunning in
-                Application(
-                    router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
-            }
-        ) { port in
-            try await body("http://127.0.0.1:\(port)/certs")
-        }
+        return try await LiveService.run(router, label: "jwks-server") { port in try await body("http://127.0.0.1:\(port)/certs") }
     }
 }

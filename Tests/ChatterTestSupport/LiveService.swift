@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -15,6 +16,21 @@ import ServiceLifecycle
 public enum LiveService {
     public struct NotStarted: Error, CustomStringConvertible {
         public var description: String { "the test server stopped before it reported its port" }
+    }
+
+    /// A stand-in's routes (a provider's endpoint) served on an ephemeral loopback port, logging warnings only, for
+    /// the duration of `body`, which gets the port.
+    public static func run<T: Sendable>(
+        _ router: Router<BasicRequestContext>, label: String, _ body: (_ port: Int) async throws -> T
+    ) async throws -> T {
+        var logger = Logger(label: label)
+        logger.logLevel = .warning
+        return try await run(
+            logger: logger,
+            { onServerRunning in
+                Application(
+                    router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
+            }, body)
     }
 
     /// `make` builds the service with the callback it must call once listening; `body` gets the port.

@@ -68,3 +68,10 @@ public struct TestIssuer: Sendable {
 public func b64url(_ bytes: [UInt8]) -> String {
     Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter])
 }
+
+/// Base64url without padding, as JWTs carry it, decoded; nil when it is not base64url.
+public func base64URLDecoded(_ text: String) -> Data? {
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    return Data(base64Encoded: base64)
+}

@@ -272,8 +272,8 @@ import Testing
         let secret = try await AppleClientSecret.make(for: "com.example.chatter", with: key, at: Date(timeIntervalSince1970: 1_800_000_000))
         let parts = secret.split(separator: ".").map { String($0) }
         #expect(parts.count == 3)
-        let header = try JSONSerialization.jsonObject(with: try #require(Data(base64URLText: parts[0]))) as? [String: Any]
-        let claims = try JSONSerialization.jsonObject(with: try #require(Data(base64URLText: parts[1]))) as? [String: Any]
+        let header = try JSONSerialization.jsonObject(with: try #require(base64URLDecoded(parts[0]))) as? [String: Any]
+        let claims = try JSONSerialization.jsonObject(with: try #require(base64URLDecoded(parts[1]))) as? [String: Any]
         #expect(header?["alg"] as? String == "ES256")
         #expect(header?["kid"] as? String == "KEY1234567")
         #expect(claims?["iss"] as? String == "TEAM123456")
@@ -285,13 +285,5 @@ import Testing
 
     @Test func formEncodingEscapesEverythingButUnreservedBytes() {
         #expect(FormEncoding.encode(["code": "a+b=c&d é", "client_id": "com.example-app_1~"]) == "client_id=com.example-app_1~&code=a%2Bb%3Dc%26d%20%C3%A9")
-    }
-}
-
-extension Data {
-    fileprivate init?(base64URLText text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
     }
 }

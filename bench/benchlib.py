@@ -254,6 +254,25 @@ def native_sign_in(client, token):
     return expect_ok(client.post("/v1/auth/google", {"clientID": CLIENT_ID, "idToken": token}), "google sign-in")
 
 
+def web_session_cookie(port, bearer):
+    """A browser's Cookie header signed in as the native session `bearer`, the way the app opens its web view:
+    POST /v1/auth/web-session for a one-time link, then the link loaded with the app's header, whose answer
+    sets the session cookie. The browser cookie is made up here, as a browser's first visit would get one."""
+    client = Client(port)
+    link = expect_ok(client.request("POST", "/v1/auth/web-session", "{}", bearer=bearer), "web-session link")["url"]
+    client.close()
+    browser = f"__Host-chatter-browser={b64url(secrets.token_bytes(32))}"
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", link, headers={"X-Chatter-Web-Session": "app", "Cookie": browser})
+    response = conn.getresponse()
+    response.read()
+    cookies = [c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or [] if c.startswith("__Host-chatter-session=")]
+    conn.close()
+    if response.status != 303 or not cookies:
+        raise RuntimeError(f"web-session redeem: HTTP {response.status}, no session cookie")
+    return f"{browser}; {cookies[0]}"
+
+
 def password_sign_up(server, email, password):
     """Creates a password account the way a person does: asks for a code, reads it from chatterd's log
     (the development mail transport prints it), and signs up with it. Returns the session."""
@@ -371,13 +390,14 @@ class Issuer:
 # ------------------------------------------------------------------------------------------------- wrk
 
 def write_requests(path, requests):
-    """One request per line, METHOD<TAB>PATH<TAB>BODY[<TAB>BEARER], for wrk/rotate.lua (JSON bodies have no
-    raw tabs). A request is (method, path, body) or (method, path, body, bearer token)."""
+    """One request per line, METHOD<TAB>PATH<TAB>BODY[<TAB>BEARER[<TAB>COOKIE]], for wrk/rotate.lua (JSON
+    bodies have no raw tabs). A request is (method, path, body), (method, path, body, bearer token) or
+    (method, path, body, bearer token or "", Cookie header)."""
     with open(path, "w") as f:
-        for method, target, body, *bearer in requests:
+        for method, target, body, *extra in requests:
             text = "" if body is None else (body if isinstance(body, str) else json.dumps(body, separators=(",", ":")))
-            assert "\t" not in text and "\n" not in text
-            f.write("\t".join([method, target, text, *bearer]) + "\n")
+            assert all("\t" not in v and "\n" not in v for v in [text, *extra])
+            f.write("\t".join([method, target, text, *extra]) + "\n")
     return path
 
 

@@ -1,5 +1,5 @@
 -- wrk script for bench/run and bench/soak: rotates through the requests listed in the file named by
--- $BENCH_REQUESTS (one per line: METHOD<TAB>PATH<TAB>BODY[<TAB>BEARER TOKEN]), counts response statuses
+-- $BENCH_REQUESTS (one per line: METHOD<TAB>PATH<TAB>BODY[<TAB>BEARER TOKEN[<TAB>COOKIE]]), counts response statuses
 -- per thread, and prints one line "BENCH_RESULT {json}" that the Python side parses.
 --
 -- Rotation matters: /adduser must see many distinct ID tokens and /postauth many sessions, as real
@@ -26,8 +26,11 @@ local function split_tab(line)
    if not method then
       return nil
    end
-   local body, bearer = rest:match("^([^\t]*)\t(.*)$")
-   return method, path, body or rest, bearer
+   local fields = {}
+   for field in (rest .. "\t"):gmatch("([^\t]*)\t") do
+      fields[#fields + 1] = field
+   end
+   return method, path, fields[1], fields[2], fields[3]
 end
 
 local function init_refresh_chains(file)
@@ -44,13 +47,16 @@ local function init_refresh_chains(file)
 end
 
 local function format(line)
-   local method, path, body, bearer = split_tab(line)
+   local method, path, body, bearer, cookie = split_tab(line)
    if not method then
       return nil
    end
    local headers = {}
    if bearer and bearer ~= "" then
       headers["Authorization"] = "Bearer " .. bearer
+   end
+   if cookie and cookie ~= "" then
+      headers["Cookie"] = cookie
    end
    if body ~= "" then
       headers["Content-Type"] = "application/json"

@@ -32,7 +32,7 @@ public struct DeviceTokens: Sendable {
     public func device(_ presented: String?, for email: String) async throws -> Device? {
         guard let hash = Self.hash(presented) else { return nil }
         guard try await store.deviceTokenEmail(hash: hash, issuedAfter: now().addingTimeInterval(-Self.lifetime)) == email else { return nil }
-        return Device(key: hash.map { String(format: "%02x", $0) }.joined())
+        return Device(key: Hex.encode(hash))
     }
 
     /// Remembers that the device holding `token` (for `email`) passed the second step, for `seconds`. A token

@@ -38,7 +38,7 @@ struct SessionAuthenticator: AuthenticatorMiddleware {
 
     /// Derived from the cookie itself, so nothing more is stored.
     static func csrfToken(forCookie value: String) -> String {
-        SHA256.hash(data: Array("chatterd csrf\n\(value)".utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Array("chatterd csrf\n\(value)".utf8)))
     }
 }
 

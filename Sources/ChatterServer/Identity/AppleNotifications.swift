@@ -39,7 +39,7 @@ struct AppleNotifications: Sendable {
         // Apple may deliver a notification again, and anyone who saw one could replay it: each is acted on
         // once, remembered by its `jti` (or, lacking one, its digest) until it expires and would be refused
         // anyway — a day at least, a month at most.
-        let id = verified.tokenID ?? SessionToken.hash(payload).map { String(format: "%02x", $0) }.joined()
+        let id = verified.tokenID ?? Hex.encode(SessionToken.hash(payload))
         let instant = now().timeIntervalSince1970
         let until = min(max(verified.expiresAt ?? 0, instant + 86_400), instant + 30 * 86_400)
         guard try await store.markNotificationSeen(jti: id, expiresAt: Date(timeIntervalSince1970: until)) else {

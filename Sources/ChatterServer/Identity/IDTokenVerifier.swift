@@ -190,7 +190,7 @@ public struct IDTokenVerifier: Sendable {
         case (.some, nil): return (false, "the token carries a nonce but the request sent none")
         case (nil, .some): return (false, "the request sent a nonce but the token carries none")
         case (.some(let carried), .some(let raw)):
-            let expected = provider.nonce == .sha256 ? SHA256.hash(data: Array(raw.utf8)).map { String(format: "%02x", $0) }.joined() : raw
+            let expected = provider.nonce == .sha256 ? Hex.encode(SHA256.hash(data: Array(raw.utf8))) : raw
             let form = provider.nonce == .sha256 ? "hex(SHA-256(raw nonce))" : "the raw nonce"
             return constantTimeEqual(Array(carried.utf8), Array(expected.utf8))
                 ? (true, "nonce matches \(form)")

@@ -18,7 +18,7 @@ public enum SecondFactorKey {
         if !FileManager.default.fileExists(atPath: path) {
             guard create else { throw ConfigurationError("--second-factor-key: there is no key file at \(path)") }
             let key = SecureRandom.bytes(SecretBox.keyBytes)
-            let hex = Array((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8)
+            let hex = Array((Hex.encode(key) + "\n").utf8)
             // Written whole to a file of this process's own, then linked into place: another instance starting at
             // the same moment sees no key file or a complete one, never one still being written.
             let temporary = path + ".\(getpid()).\(UUID().uuidString).tmp"

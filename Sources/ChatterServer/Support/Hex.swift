@@ -14,6 +14,20 @@ enum Hex {
         return bytes
     }
 
+    /// Lowercase hexadecimal, two digits a byte: digests in keys, tokens and URLs. (`String(format:)` per byte
+    /// costs a Foundation formatter call each, on paths such as every page's CSRF token.)
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
     /// One hex digit's value.
     static func value(_ digit: UInt8) -> UInt8? {
         switch digit {

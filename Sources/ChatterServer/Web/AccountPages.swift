@@ -170,3 +170,77 @@ enum UserAgentName {
         return system.map { "\(name) on \($0 == "Mac OS X" ? "macOS" : $0)" } ?? name
     }
 }
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension AccountPages.Page.Item: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "id": id
+        case "device": device
+        case "createdISO": createdISO
+        case "createdUTC": createdUTC
+        case "usedISO": usedISO
+        case "usedUTC": usedUTC
+        case "current": current
+        default: nil
+        }
+    }
+}
+
+extension AccountPages.Page.Passkey: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "id": id
+        case "name": name
+        case "createdISO": createdISO
+        case "createdUTC": createdUTC
+        case "authenticator": authenticator
+        case "usedISO": usedISO
+        case "usedUTC": usedUTC
+        case "synced": synced
+        case "flagged": flagged
+        default: nil
+        }
+    }
+}
+
+extension AccountPages.Page: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "name": name
+        case "email": email
+        case "methods": methods
+        case "passkeys": passkeys
+        case "passkeyNameLength": passkeyNameLength
+        case "sessions": sessions
+        case "twoStep": twoStep
+        case "isOperator": isOperator
+        default: nil
+        }
+    }
+}
+
+extension AccountPages.DeletePage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "name": name
+        case "csrf": csrf
+        default: nil
+        }
+    }
+}
+
+extension SecondFactorStatus: TemplateFields {
+    public func child(named key: String) -> Any? {
+        switch key {
+        case "enabled": enabled
+        case "pending": pending
+        case "recoveryCodesLeft": recoveryCodesLeft
+        case "enabledAt": enabledAt
+        default: nil
+        }
+    }
+}

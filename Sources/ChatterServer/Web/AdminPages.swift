@@ -288,3 +288,136 @@ enum AdminNotice: String {
         }
     }
 }
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension AdminPages.ListPage.Row: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "id": id
+        case "name": name
+        case "email": email
+        case "createdISO": createdISO
+        case "createdUTC": createdUTC
+        case "admin": admin
+        case "disabled": disabled
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.ListPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "query": query
+        case "rows": rows
+        case "none": none
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.UserPage.IdentityRow: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "issuer": issuer
+        case "subject": subject
+        case "email": email
+        case "verified": verified
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.UserPage.SessionRow: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "sessionID": sessionID
+        case "device": device
+        case "ip": ip
+        case "createdISO": createdISO
+        case "createdUTC": createdUTC
+        case "usedISO": usedISO
+        case "usedUTC": usedUTC
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.UserPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "userID": userID
+        case "name": name
+        case "createdISO": createdISO
+        case "createdUTC": createdUTC
+        case "disabledUTC": disabledUTC
+        case "admin": admin
+        case "own": own
+        case "hasPassword": hasPassword
+        case "identities": identities
+        case "sessions": sessions
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.ConfirmPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "id": id
+        case "name": name
+        case "heading": heading
+        case "consequence": consequence
+        case "button": button
+        case "path": path
+        case "csrf": csrf
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.AuditPage.Row: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "atISO": atISO
+        case "atUTC": atUTC
+        case "event": event
+        case "user": user
+        case "method": method
+        case "ip": ip
+        case "detail": detail
+        case "actor": actor
+        case "userLink": userLink
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.AuditPage.Kind: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "name": name
+        case "selected": selected
+        default: nil
+        }
+    }
+}
+
+extension AdminPages.AuditPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "user": user
+        case "since": since
+        case "until": until
+        case "kinds": kinds
+        case "rows": rows
+        case "none": none
+        default: nil
+        }
+    }
+}

@@ -288,3 +288,50 @@ struct AuthPages {
 struct CSRFOnly: WebForm {
     let csrf: String
 }
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension AuthPages.SignInPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "next": next
+        case "email": email
+        case "google": google
+        default: nil
+        }
+    }
+}
+
+extension AuthPages.StartPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "heading": heading
+        case "explanation": explanation
+        case "purpose": purpose
+        case "next": next
+        case "email": email
+        default: nil
+        }
+    }
+}
+
+extension AuthPages.CodePage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "heading": heading
+        case "email": email
+        case "signUp": signUp
+        case "needsPassword": needsPassword
+        case "minimumLength": minimumLength
+        case "nameLength": nameLength
+        case "action": action
+        case "wait": wait
+        case "waiting": waiting
+        case "restart": restart
+        default: nil
+        }
+    }
+}

@@ -17,3 +17,16 @@ extension WebPages {
         return response
     }
 }
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension WebPages.ErrorPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "heading": heading
+        case "message": message
+        default: nil
+        }
+    }
+}

@@ -63,7 +63,7 @@ extension FormAction {
     /// secret, so another site can neither read nor compute it, and nothing more is stored.
     func csrfToken(forBrowser browserID: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array("chatterd form\n\(rawValue)".utf8), using: SymmetricKey(data: Array(browserID.utf8)))
-        return mac.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(mac)
     }
 }
 

@@ -138,3 +138,37 @@ struct SecondFactorAccountPages {
         return WebSessions.redirect(to: form.next.flatMap(WebSessions.sameSitePath) ?? "/account")
     }
 }
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension SecondFactorAccountPages.SetupPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "qr": qr
+        case "secret": secret
+        case "uri": uri
+        default: nil
+        }
+    }
+}
+
+extension SecondFactorAccountPages.CodesPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "codes": codes
+        default: nil
+        }
+    }
+}
+
+extension SecondFactorAccountPages.VerifyPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "next": next
+        default: nil
+        }
+    }
+}

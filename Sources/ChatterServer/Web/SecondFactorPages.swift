@@ -70,3 +70,16 @@ struct SecondFactorPages {
         }
     }
 }
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension SecondFactorPages.CodePage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "next": next
+        case "rememberDays": rememberDays
+        default: nil
+        }
+    }
+}

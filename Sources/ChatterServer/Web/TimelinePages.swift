@@ -83,13 +83,31 @@ enum Notice: String {
     }
 }
 
-/// Times as pages show them: UTC in the HTML, turned into the reader's local time by `chatter.js`.
-enum WebTime {
-    static func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
 
-    static func utc(_ date: Date) -> String {
-        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
-        style.timeZone = TimeZone(identifier: "UTC")!
-        return date.formatted(style) + " UTC"
+extension TimelinePages.Page.Item: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "name": name
+        case "message": message
+        case "iso": iso
+        case "utc": utc
+        default: nil
+        }
+    }
+}
+
+extension TimelinePages.Page: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "chatts": chatts
+        case "hasChatts": hasChatts
+        case "older": older
+        case "paged": paged
+        case "maxLength": maxLength
+        case "draft": draft
+        default: nil
+        }
     }
 }

@@ -52,7 +52,7 @@ struct WebPages: Sendable {
         let statics = root.appendingPathComponent("static")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: statics.path)) ?? [] {
             guard let type = types[(name as NSString).pathExtension], let data = try? Data(contentsOf: statics.appendingPathComponent(name)) else { continue }
-            let digest = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.encode(SHA256.hash(data: data).prefix(6))
             assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)
         }
         return (library, assets, names.sorted())
@@ -65,6 +65,8 @@ struct WebPages: Sendable {
 
     /// `page` rendered through `template`, with the security headers and any cookies `visitor` needs set.
     func render(_ template: String, _ page: some PageContent, status: HTTPResponse.Status = .ok, visitor: WebVisitor?, google: Bool = false) -> Response {
+        // Debug builds (every test) check that the page hands the template each of its values (`TemplateFields`).
+        assert(TemplateFieldsCheck.problems(in: page, path: template).isEmpty, "\(TemplateFieldsCheck.problems(in: page, path: template))")
         guard let html = library.render(page, withTemplate: template) else {
             return Response(
                 status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -124,12 +126,12 @@ struct WebPolicy: Sendable {
     }
 }
 
-/// What every page's layout shows.
-protocol PageContent {
+/// What every page's layout shows. A page hands its values to the template by name (`TemplateFields`).
+protocol PageContent: TemplateFields {
     var frame: PageFrame { get }
 }
 
-/// Templates read stored properties only (swift-mustache reflects with `Mirror`), so nothing here is computed.
+/// Templates read stored properties only (each listed in `child(named:)`), so nothing here is computed.
 struct PageFrame {
     var title: String
     /// `frame.csrf.<action>`: the token for the form posting to that action (`FormAction`).
@@ -153,4 +155,22 @@ extension WebPages {
 extension HTTPField.Name {
     static let xFrameOptions = Self("X-Frame-Options")!
     static let referrerPolicy = Self("Referrer-Policy")!
+}
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension PageFrame: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "title": title
+        case "csrf": csrf
+        case "user": user
+        case "signedIn": signedIn
+        case "notice": notice
+        case "error": error
+        case "css": css
+        case "js": js
+        default: nil
+        }
+    }
 }

@@ -78,3 +78,19 @@ struct WebSessionRoutes {
         return try await web.signedIn(user, method: .web, client: context.client(request), next: next, replacing: visitor)
     }
 }
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension WebSessionRoutes.ConfirmPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "name": name
+        case "current": current
+        case "code": code
+        case "next": next
+        case "action": action
+        default: nil
+        }
+    }
+}

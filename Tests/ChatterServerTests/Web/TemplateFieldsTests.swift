@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@testable import ChatterServer
+
+/// Pages hand their values to templates by name (`TemplateFields`) instead of through reflection, and
+/// write times by hand instead of through `Date.FormatStyle`: both must give what the slow ways gave.
+@Suite struct TemplateFieldsTests {
+    struct Listed: TemplateFields {
+        let title: String
+        let count: Int
+        let note: String?
+        func child(named name: String) -> Any? {
+            switch name {
+            case "title": title
+            case "count": count
+            case "note": note
+            default: nil
+            }
+        }
+    }
+
+    struct Forgotten: TemplateFields {
+        let title: String
+        let added: String
+        func child(named name: String) -> Any? { name == "title" ? title : nil }
+    }
+
+    struct Swapped: TemplateFields {
+        let name, email: String
+        func child(named name: String) -> Any? {
+            switch name {
+            case "name": email
+            case "email": self.name
+            default: nil
+            }
+        }
+    }
+
+    struct Plain { let text: String }
+
+    struct Holding: TemplateFields {
+        let rows: [Listed]
+        let reflected: Plain
+        func child(named name: String) -> Any? {
+            switch name {
+            case "rows": rows
+            case "reflected": reflected
+            default: nil
+            }
+        }
+    }
+
+    @Test func theCheckFindsAPropertyForgottenSwappedOrReadByReflection() {
+        #expect(TemplateFieldsCheck.problems(in: Listed(title: "t", count: 2, note: nil), path: "p").isEmpty)
+        #expect(TemplateFieldsCheck.problems(in: Listed(title: "t", count: 2, note: "n"), path: "p").isEmpty)
+        #expect(TemplateFieldsCheck.problems(in: Forgotten(title: "t", added: "a"), path: "p") == ["p.added is not listed as itself"])
+        #expect(
+            TemplateFieldsCheck.problems(in: Swapped(name: "n", email: "e"), path: "p") == [
+                "p.name is not listed as itself", "p.email is not listed as itself",
+            ])
+        let holding = Holding(rows: [Listed(title: "a", count: 1, note: nil), Listed(title: "b", count: 2, note: "x")], reflected: Plain(text: "t"))
+        #expect(TemplateFieldsCheck.problems(in: holding, path: "p") == ["p.reflected (Plain) is read by reflection"])
+    }
+
+    @Test func theTimelinePageRendersEveryValueItIsHanded() throws {
+        let pages = WebPages(policy: WebPolicy())
+        let visitor = WebVisitor(browserID: String(repeating: "b", count: 43), isNewBrowser: false, session: nil)
+        let items = (0..<50).map { TimelinePages.Page.Item(name: "Name \($0)", message: "Message <\($0)>", iso: "iso-\($0)", utc: "utc-\($0)") }
+        let page = TimelinePages.Page(
+            frame: pages.frame("Timeline", visitor, notice: "A notice"), chatts: items, hasChatts: true, older: "OLDER-ID", paged: true, draft: "")
+        #expect(TemplateFieldsCheck.problems(in: page, path: "timeline").isEmpty)
+        let html = try #require(pages.library.render(page, withTemplate: "timeline"))
+        for index in 0..<50 {
+            #expect(html.contains("<span class=\"name\">Name \(index)</span>"))
+            #expect(html.contains("<p class=\"message\">Message &lt;\(index)&gt;</p>"))
+            #expect(html.contains("<time datetime=\"iso-\(index)\">utc-\(index)</time>"))
+        }
+        #expect(html.contains("<title>Timeline · Chatter</title>") && html.contains("A notice"))
+        #expect(html.contains("href=\"/?before=OLDER-ID\"") && html.contains("<a href=\"/\">Newest</a>"))
+        #expect(html.contains(pages.assetURL("chatter.css")) && html.contains("<a href=\"/auth\">Sign in</a> to post."))
+    }
+
+    /// Instants across two centuries (leap days, year and month ends, the epoch, whole and fractional
+    /// seconds), each written by `WebTime` and by Foundation's formatters as the pages once did.
+    @Test func timesAreWrittenAsFoundationWritesThem() {
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
+        style.timeZone = TimeZone(identifier: "UTC")!
+        var instants: [TimeInterval] = [0, 59.999, 951_782_400, 951_868_799.5, 1_709_164_800, 4_107_456_000, 1_798_761_599, 1_798_761_600]
+        var generator = SystemRandomNumberGenerator()
+        instants += (0..<2_000).map { _ in TimeInterval(Double.random(in: 0..<4_102_444_800, using: &generator)) }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(WebTime.iso(date) == date.formatted(Date.ISO8601FormatStyle()), "\(seconds)")
+            #expect(WebTime.utc(date) == date.formatted(style) + " UTC", "\(seconds)")
+        }
+    }
+}

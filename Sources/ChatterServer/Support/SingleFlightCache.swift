@@ -1,19 +1,18 @@
-import NIOCore
 import Synchronization
 
-/// One encoded answer kept until `invalidate()`. A miss is rebuilt once however many requests are
-/// waiting for it, and a rebuild that raced an invalidation is handed to its waiters but not kept.
-final class SingleFlightCache: Sendable {
-    private let build: @Sendable () async throws -> ByteBuffer
+/// One answer kept until `invalidate()`. A miss is rebuilt once however many requests are waiting for
+/// it, and a rebuild that raced an invalidation is handed to its waiters but not kept.
+final class SingleFlightCache<Value: Sendable>: Sendable {
+    private let build: @Sendable () async throws -> Value
     private let state = Mutex(State())
 
     private struct State {
-        var cached: ByteBuffer?
+        var cached: Value?
         var generation = 0
-        var rebuild: (generation: Int, task: Task<ByteBuffer, any Error>)?
+        var rebuild: (generation: Int, task: Task<Value, any Error>)?
     }
 
-    init(build: @escaping @Sendable () async throws -> ByteBuffer) {
+    init(build: @escaping @Sendable () async throws -> Value) {
         self.build = build
     }
 
@@ -24,22 +23,22 @@ final class SingleFlightCache: Sendable {
         }
     }
 
-    func value() async throws -> ByteBuffer {
+    func value() async throws -> Value {
         if let hit = state.withLock({ $0.cached }) { return hit }
-        let task: Task<ByteBuffer, any Error> = state.withLock { state in
+        let task: Task<Value, any Error> = state.withLock { state in
             if let cached = state.cached { return Task { cached } }  // filled in between: rare
             if let rebuild = state.rebuild, rebuild.generation == state.generation { return rebuild.task }
             let task = Task { [build] in try await build() }
             state.rebuild = (state.generation, task)
             return task
         }
-        let buffer = try await task.value
+        let value = try await task.value
         state.withLock { state in
             if state.generation == state.rebuild?.generation, state.rebuild?.task == task {
-                state.cached = buffer
+                state.cached = value
                 state.rebuild = nil
             }
         }
-        return buffer
+        return value
     }
 }

@@ -15,18 +15,19 @@ public enum TimelineError: Error, Equatable {
     case invalidCursor
 }
 
-/// The chatt timeline. Its two most frequent answers — the course API's full list and the native API's
-/// newest page — are cached as encoded JSON: they change only when a chatt is posted or deleted. This
-/// process's posts drop them at once; for writes by other instances or processes, each answer first
-/// compares the store's `timelineStamp()` with the one seen last.
+/// The chatt timeline. Its three most frequent answers — the course API's full list and the native API's
+/// newest page, as encoded JSON, and the newest chatts the timeline page shows — are cached: they change
+/// only when a chatt is posted or deleted. This process's posts drop them at once; for writes by other
+/// instances or processes, each answer first compares the store's `timelineStamp()` with the one seen last.
 final class Timeline: Sendable {
     static let defaultPage = 50
     static let maximumPage = 200
 
     let store: any ChattRepository
     let now: @Sendable () -> Date
-    private let course: SingleFlightCache
-    private let newestPage: SingleFlightCache
+    private let course: SingleFlightCache<ByteBuffer>
+    private let newestPage: SingleFlightCache<ByteBuffer>
+    private let newestChatts: SingleFlightCache<[Chatt]>
     private let lastStamp = Mutex<TimelineStamp?>(nil)
     /// Concurrent answers share stamp reads: each waits for a read that began after it arrived (so it sees
     /// every write committed before it). Two reads may overlap, so an answer waits at most one round trip
@@ -47,6 +48,7 @@ final class Timeline: Sendable {
             return ByteBuffer(bytes: try WireJSON.encoder.encode(rows))
         }
         newestPage = SingleFlightCache { try await Self.page(store, before: nil, limit: Self.defaultPage) }
+        newestChatts = SingleFlightCache { try await store.chatts(before: nil, limit: Self.defaultPage) }
     }
 
     /// A post that passed the limits. Made first, so a request is refused for its text before anything else
@@ -81,8 +83,7 @@ final class Timeline: Sendable {
         } catch StoreError.userGone {
             throw SessionError.accountGone
         }
-        course.invalidate()
-        newestPage.invalidate()
+        invalidate()
         return chatt
     }
 
@@ -102,7 +103,17 @@ final class Timeline: Sendable {
 
     /// Newest first, for the pages (which render rather than encode them).
     func chatts(before: UUID?, limit: Int) async throws -> [Chatt] {
-        try await store.chatts(before: before, limit: limit)
+        if before == nil, limit == Self.defaultPage {
+            try await revalidate()
+            return try await newestChatts.value()
+        }
+        return try await store.chatts(before: before, limit: limit)
+    }
+
+    private func invalidate() {
+        course.invalidate()
+        newestPage.invalidate()
+        newestChatts.invalidate()
     }
 
     func courseJSON() async throws -> ByteBuffer {
@@ -110,7 +121,7 @@ final class Timeline: Sendable {
         return try await course.value()
     }
 
-    /// Drops both answers when the stamp moved. Read before any rebuild it causes, so an answer is never
+    /// Drops the answers when the stamp moved. Read before any rebuild it causes, so an answer is never
     /// kept under a stamp newer than the data it was built from.
     private func revalidate() async throws {
         // The shared read answers nil only for a key its fetch left out, which this one never does.
@@ -120,8 +131,7 @@ final class Timeline: Sendable {
             defer { last = stamp }
             return last != stamp
         }) {
-            course.invalidate()
-            newestPage.invalidate()
+            invalidate()
         }
     }
 

@@ -2,14 +2,18 @@ import ChatterWire
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// `/`: the timeline, newest first, readable without signing in; a post form when signed in.
 struct TimelinePages {
     let timeline: Timeline
     let pages: WebPages
     let web: WebSessions
+    /// The newest chatts as the page lists them, kept rendered while they stay the newest.
+    let newest = RenderedChatts()
 
-    static let pageSize = 50
+    /// The timeline's own page size, so the newest page comes from its cache.
+    static let pageSize = Timeline.defaultPage
 
     func register(on router: some RouterMethods<ChatterRequestContext>) {
         router.get("/") { request, context in try await show(request, visitor: try context.requireVisitor()) }
@@ -17,9 +21,7 @@ struct TimelinePages {
     }
 
     struct Page: PageContent {
-        struct Item { let name, message, iso, utc: String }
         let frame: PageFrame
-        let chatts: [Item]
         let hasChatts: Bool
         let older: String?
         let paged: Bool
@@ -33,10 +35,21 @@ struct TimelinePages {
         let notice = request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text
         let page = Page(
             frame: pages.frame("Timeline", visitor, notice: notice, error: error?.body.message),
-            chatts: chatts.map { Page.Item(name: $0.name, message: $0.message, iso: WebTime.iso($0.time), utc: WebTime.utc($0.time)) },
             hasChatts: !chatts.isEmpty, older: chatts.count == Self.pageSize ? chatts.last?.id.uuidString : nil, paged: before != nil,
             draft: draft)
-        return pages.render("timeline", page, status: error?.status ?? .ok, visitor: visitor)
+        let html = before == nil ? newest.html(for: chatts) { list(chatts) } : list(chatts)
+        return pages.render("timeline", page, status: error?.status ?? .ok, visitor: visitor, slot: PageSlot(name: "chatts", html: html))
+    }
+
+    /// What the `chatts` template lists: each chatt's author, text and time.
+    struct List {
+        struct Item { let name, message, iso, utc: String }
+        let chatts: [Item]
+    }
+
+    private func list(_ chatts: [Chatt]) -> String {
+        pages.fragment(
+            "chatts", List(chatts: chatts.map { List.Item(name: $0.name, message: $0.message, iso: WebTime.iso($0.time), utc: WebTime.utc($0.time)) }))
     }
 
     struct PostForm: WebForm {
@@ -85,7 +98,7 @@ enum Notice: String {
 
 // What the templates read (`TemplateFields`): each type's stored properties, by name.
 
-extension TimelinePages.Page.Item: TemplateFields {
+extension TimelinePages.List.Item: TemplateFields {
     func child(named key: String) -> Any? {
         switch key {
         case "name": name
@@ -101,7 +114,6 @@ extension TimelinePages.Page: TemplateFields {
     func child(named key: String) -> Any? {
         switch key {
         case "frame": frame
-        case "chatts": chatts
         case "hasChatts": hasChatts
         case "older": older
         case "paged": paged
@@ -109,5 +121,22 @@ extension TimelinePages.Page: TemplateFields {
         case "draft": draft
         default: nil
         }
+    }
+}
+
+extension TimelinePages.List: TemplateFields {
+    func child(named key: String) -> Any? { key == "chatts" ? chatts : nil }
+}
+
+/// The newest chatts' list, rendered once for as long as they are the newest: compared by value, so a page
+/// never shows a list other than the one its own read returned, whichever instance wrote the chatts.
+final class RenderedChatts: Sendable {
+    private let kept = Mutex<(chatts: [Chatt], html: String)?>(nil)
+
+    func html(for chatts: [Chatt], render: () -> String) -> String {
+        if let kept = kept.withLock({ $0 }), kept.chatts == chatts { return kept.html }
+        let html = render()
+        kept.withLock { $0 = (chatts, html) }
+        return html
     }
 }

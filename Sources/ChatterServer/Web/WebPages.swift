@@ -11,6 +11,8 @@ struct WebPages: Sendable {
     let library: MustacheLibrary
     /// Every template the bundle holds, by the name pages render it with.
     let templateNames: [String]
+    /// Those that are parts of a page (`fragment(_:_:)`), not pages in the layout.
+    let fragmentNames: Set<String>
     let assets: [String: StaticAsset]
     let policy: WebPolicy
 
@@ -26,7 +28,7 @@ struct WebPages: Sendable {
     let googleHeaders: HTTPFields
 
     init(policy: WebPolicy) {
-        (library, assets, templateNames) = (Self.bundled.library, Self.bundled.assets, Self.bundled.names)
+        (library, assets, templateNames, fragmentNames) = (Self.bundled.library, Self.bundled.assets, Self.bundled.names, Self.bundled.fragments)
         self.policy = policy
         plainHeaders = Self.headers(policy, google: false)
         googleHeaders = Self.headers(policy, google: true)
@@ -34,12 +36,13 @@ struct WebPages: Sendable {
 
     /// Read once per process. A file missing from the bundle is a packaging mistake: its pages answer 500
     /// and the web tests fail.
-    private static let bundled: (library: MustacheLibrary, assets: [String: StaticAsset], names: [String]) = {
+    private static let bundled: (library: MustacheLibrary, assets: [String: StaticAsset], names: [String], fragments: Set<String>) = {
         MustacheContentTypes.register(HTMLText(), named: HTMLText.pragmaName)
         var library = MustacheLibrary()
         var assets: [String: StaticAsset] = [:]
         var names: [String] = []
-        guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return (library, assets, names) }
+        var fragments: Set<String> = []
+        guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return (library, assets, names, fragments) }
         let templates = root.appendingPathComponent("templates")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? [] where name.hasSuffix(".mustache") {
             guard let text = try? String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8) else { continue }
@@ -47,6 +50,7 @@ struct WebPages: Sendable {
             let template = String(name.dropLast(".mustache".count))
             guard (try? library.register(HTMLText.pragma + text, named: template)) != nil else { continue }
             names.append(template)
+            if template != "layout", !text.hasPrefix("{{<layout}}") { fragments.insert(template) }
         }
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
         let statics = root.appendingPathComponent("static")
@@ -55,23 +59,34 @@ struct WebPages: Sendable {
             let digest = Hex.encode(SHA256.hash(data: data).prefix(6))
             assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)
         }
-        return (library, assets, names.sorted())
+        return (library, assets, names.sorted(), fragments)
     }()
+
+    /// Part of a page rendered on its own through `template`, with the same escaping, for a `PageSlot`.
+    func fragment(_ template: String, _ value: some TemplateFields) -> String {
+        assert(TemplateFieldsCheck.problems(in: value, path: template).isEmpty, "\(TemplateFieldsCheck.problems(in: value, path: template))")
+        return library.render(value, withTemplate: template) ?? ""
+    }
 
     /// The URL of a static file, versioned by its content.
     func assetURL(_ name: String) -> String {
         "/static/\(name)?v=\(assets[name]?.version ?? "0")"
     }
 
-    /// `page` rendered through `template`, with the security headers and any cookies `visitor` needs set.
-    func render(_ template: String, _ page: some PageContent, status: HTTPResponse.Status = .ok, visitor: WebVisitor?, google: Bool = false) -> Response {
+    /// `page` rendered through `template`, with the security headers and any cookies `visitor` needs set,
+    /// and `slot`'s HTML in place of its comment.
+    func render(
+        _ template: String, _ page: some PageContent, status: HTTPResponse.Status = .ok, visitor: WebVisitor?, google: Bool = false,
+        slot: PageSlot? = nil
+    ) -> Response {
         // Debug builds (every test) check that the page hands the template each of its values (`TemplateFields`).
         assert(TemplateFieldsCheck.problems(in: page, path: template).isEmpty, "\(TemplateFieldsCheck.problems(in: page, path: template))")
-        guard let html = library.render(page, withTemplate: template) else {
+        guard var html = library.render(page, withTemplate: template) else {
             return Response(
                 status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "chatterd: the page template is missing")))
         }
+        if let slot, let range = html.firstRange(of: slot.marker) { html.replaceSubrange(range, with: slot.html) }
         var response = Response(status: status, headers: google ? googleHeaders : plainHeaders, body: .init(byteBuffer: ByteBuffer(string: html)))
         if let visitor, visitor.isNewBrowser { response.headers.append(HTTPField(name: .setCookie, value: visitor.browserCookie)) }
         return response
@@ -124,6 +139,16 @@ struct WebPolicy: Sendable {
         if withGoogle { parts.append("frame-src \(Self.google)") }
         return parts.joined(separator: "; ")
     }
+}
+
+/// HTML rendered apart (a fragment, which may be kept: the timeline's newest chatts) that a page takes in
+/// place of the comment `<!--name-->` in its template. Only a template's own text can hold that comment:
+/// `HTMLText` escapes every `<` a value brings, so no chatt, name or header can place or move a slot.
+struct PageSlot {
+    let name: String
+    let html: String
+
+    var marker: String { "<!--\(name)-->" }
 }
 
 /// What every page's layout shows. A page hands its values to the template by name (`TemplateFields`).

@@ -159,16 +159,23 @@ struct PostgresStoreTests {
                 try JSONDecoder().decode(ChattPage.self, from: Data((try await timeline.pageJSON(before: nil, limit: Timeline.defaultPage)).readableBytesView))
                     .chatts.count
             }
+            // What the timeline page lists (kept, like the two answers above).
+            func listed(_ timeline: Timeline) async throws -> [String] {
+                try await timeline.chatts(before: nil, limit: Timeline.defaultPage).map(\.message)
+            }
             #expect(try await names(b).isEmpty)
             #expect(try await newest(b) == 0)
+            #expect(try await listed(b).isEmpty)
             for n in 1...3 {
                 try await a.post(try Timeline.Draft(message: "post \(n)"), by: user)
                 #expect(try await names(b) == (1...n).map { "post \($0)" }, "instance B's cached timeline missed A's post")
                 #expect(try await newest(b) == n)
+                #expect(try await listed(b) == (1...n).reversed().map { "post \($0)" }, "instance B's page missed A's post")
             }
             try await stores[0].deleteUser(id: user.id)
             #expect(try await names(b).isEmpty, "instance B still shows the deleted account's posts")
             #expect(try await newest(b) == 0)
+            #expect(try await listed(b).isEmpty)
         }
     }
 

@@ -66,19 +66,32 @@ import Testing
     @Test func theTimelinePageRendersEveryValueItIsHanded() throws {
         let pages = WebPages(policy: WebPolicy())
         let visitor = WebVisitor(browserID: String(repeating: "b", count: 43), isNewBrowser: false, session: nil)
-        let items = (0..<50).map { TimelinePages.Page.Item(name: "Name \($0)", message: "Message <\($0)>", iso: "iso-\($0)", utc: "utc-\($0)") }
-        let page = TimelinePages.Page(
-            frame: pages.frame("Timeline", visitor, notice: "A notice"), chatts: items, hasChatts: true, older: "OLDER-ID", paged: true, draft: "")
-        #expect(TemplateFieldsCheck.problems(in: page, path: "timeline").isEmpty)
-        let html = try #require(pages.library.render(page, withTemplate: "timeline"))
+        let items = (0..<50).map { TimelinePages.List.Item(name: "Name \($0)", message: "Message <\($0)>", iso: "iso-\($0)", utc: "utc-\($0)") }
+        let list = TimelinePages.List(chatts: items)
+        #expect(TemplateFieldsCheck.problems(in: list, path: "chatts").isEmpty)
+        let html = pages.fragment("chatts", list)
         for index in 0..<50 {
             #expect(html.contains("<span class=\"name\">Name \(index)</span>"))
             #expect(html.contains("<p class=\"message\">Message &lt;\(index)&gt;</p>"))
             #expect(html.contains("<time datetime=\"iso-\(index)\">utc-\(index)</time>"))
         }
-        #expect(html.contains("<title>Timeline · Chatter</title>") && html.contains("A notice"))
-        #expect(html.contains("href=\"/?before=OLDER-ID\"") && html.contains("<a href=\"/\">Newest</a>"))
-        #expect(html.contains(pages.assetURL("chatter.css")) && html.contains("<a href=\"/auth\">Sign in</a> to post."))
+        let page = TimelinePages.Page(
+            frame: pages.frame("Timeline", visitor, notice: "A notice"), hasChatts: true, older: "OLDER-ID", paged: true, draft: "")
+        #expect(TemplateFieldsCheck.problems(in: page, path: "timeline").isEmpty)
+        let text = try #require(pages.library.render(page, withTemplate: "timeline"))
+        #expect(text.components(separatedBy: "<!--chatts-->").count == 2, "one slot, inside the list")
+        #expect(text.contains("<ol class=\"chatts\">\n<!--chatts-->\n</ol>"))
+        #expect(text.contains("<title>Timeline · Chatter</title>") && text.contains("A notice"))
+        #expect(text.contains("href=\"/?before=OLDER-ID\"") && text.contains("<a href=\"/\">Newest</a>"))
+        #expect(text.contains(pages.assetURL("chatter.css")) && text.contains("<a href=\"/auth\">Sign in</a> to post."))
+    }
+
+    /// Only template text can hold a slot's comment: a value that spells it arrives escaped.
+    @Test func noValueCanPlaceASlot() throws {
+        let pages = WebPages(policy: WebPolicy())
+        let list = TimelinePages.List(chatts: [TimelinePages.List.Item(name: "<!--chatts-->", message: "<!--chatts-->", iso: "x", utc: "y")])
+        let html = pages.fragment("chatts", list)
+        #expect(!html.contains("<!--chatts-->") && html.contains("&lt;!--chatts--&gt;"))
     }
 
     /// Instants across two centuries (leap days, year and month ends, the epoch, whole and fractional

@@ -61,6 +61,29 @@ import Testing
         }
     }
 
+    /// The newest chatts' list is rendered once and kept: every post, and every deletion, shows at once.
+    @Test func theKeptListOfNewestChattsFollowsEveryPostAndDeletion() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            #expect(WebBrowser.text(try await browser.get("/")).contains("No chatts yet."))
+            let ada = try await h.nativeSignIn()
+            for index in 0..<3 {
+                h.clock.advance(by: 1)
+                _ = try await h.post(NativePath.chatts, NewChattRequest(message: "kept \(index)."), bearer: ada.accessToken)
+                let page = WebBrowser.text(try await browser.get("/"))
+                #expect((0...index).allSatisfy { page.contains("kept \($0).") }, "post \(index) missing")
+                #expect(!page.contains("<!--chatts-->"), "the slot is filled")
+                #expect(page.components(separatedBy: "<li class=\"chatt\">").count == index + 2)
+            }
+            let again = WebBrowser.text(try await browser.get("/"))
+            #expect(again == WebBrowser.text(try await browser.get("/")), "the same list twice")
+            #expect(String(buffer: try await h.get("/getchatts").body).contains("kept 2."))
+            try await h.store.deleteUser(id: try #require(UUID(uuidString: ada.user.id)))
+            #expect(WebBrowser.text(try await browser.get("/")).contains("No chatts yet."), "the deleted account's chatts still listed")
+            #expect(String(buffer: try await h.get("/getchatts").body) == "[]", "the course API's cached list kept the deleted account's chatts")
+        }
+    }
+
     @Test func theTimelinePagesNewestFirst() async throws {
         try await Harness.run { h async throws in
             let session = try await h.nativeSignIn()

@@ -35,7 +35,9 @@ extension SQLiteStore {
 
     /// The count of other processes' commits `ExternalWrites` has noticed: only those move it (this process's own posts drop the timeline caches at once),
     /// and it is read from memory.
-    public func timelineStamp() async throws -> TimelineStamp { TimelineStamp([externalWrites.count]) }
+    public func timelineStamp() async throws -> TimelineStamp {
+        TimelineStamp([externalWrites.count, chattDeletions.load(ordering: .acquiring)])
+    }
 
     public var timelineStampIsInMemory: Bool { true }
 }

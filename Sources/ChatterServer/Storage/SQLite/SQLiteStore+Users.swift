@@ -63,7 +63,9 @@ extension SQLiteStore {
     }
 
     public func deleteIdentity(_ key: IdentityKey) async throws -> UUID? {
-        try await durable { try await deleteIdentityInTransaction(key) }
+        let user = try await durable { try await deleteIdentityInTransaction(key) }
+        if user != nil { chattDeletions.add(1, ordering: .releasing) }  // its last identity takes the account and its chatts
+        return user
     }
 
     private func deleteIdentityInTransaction(_ key: IdentityKey) async throws -> UUID? {
@@ -84,6 +86,7 @@ extension SQLiteStore {
 
     public func deleteUser(id: UUID) async throws {
         try await durable { try await transaction { db in try await Self.deleteUser(db, id: id) } }
+        chattDeletions.add(1, ordering: .releasing)
     }
 
     /// Account deletion policy: the user's chatts go with them, as do codes sent to the addresses it

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import SQLiteNIO
 import ServiceLifecycle
+import Synchronization
 
 /// The embedded default store: one SQLite file in WAL mode.
 ///
@@ -35,6 +36,9 @@ public final class SQLiteStore: ChatterStore {
     let walSync: WALSync
     /// Other processes' commits (`chatterd admin`), which empty the session cache and move `timelineStamp()`.
     let externalWrites = ExternalWrites()
+    /// Bumped after each commit that may have deleted chatts (an account's deletion, here): with
+    /// `externalWrites`, what moves `timelineStamp()`, so the timeline's cached answers drop the posts at once.
+    let chattDeletions = Atomic(0)
     public let path: String
     public let tokenKey: SessionTokenKey
     public var services: [any Service] { [] }

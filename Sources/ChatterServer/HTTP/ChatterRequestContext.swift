@@ -7,11 +7,21 @@ import NIOCore
 /// The per-request context. Its upload limit applies to every route: bodies past it get a 413.
 public struct ChatterRequestContext: AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The connection's peer, taken when the request arrives (a connection closed mid-request forgets it,
+    /// and a limit must still count the request) but written out as text only for the requests that ask
+    /// (rate limits, the audit log, `/metrics`): most never do, and formatting it cost each one.
+    private let peer: SocketAddress?
+    /// What `ClientAddressMiddleware` found in a trusted proxy's forwarding header (`.some(nil)`: no address).
+    private var forwardedClientIP: String??
+
     /// The socket peer's address: the proxy's, behind one.
-    public let peerIP: String?
+    public var peerIP: String? { peer?.ipAddress }
     /// The client's address, for rate limits and the audit log: the peer's, unless `ClientAddressMiddleware`
     /// found it in a trusted proxy's forwarding header.
-    public var clientIP: String?
+    public var clientIP: String? {
+        get { forwardedClientIP ?? peerIP }
+        set { forwardedClientIP = .some(newValue) }
+    }
     /// How many leading bits of an IPv6 `clientIP` its limits count by (`ClientNetwork`); the keys are made
     /// only when a handler asks for `client(_:)`, so requests that never count anything parse no address.
     public var ipv6Prefix = ClientNetwork.defaultPrefix
@@ -22,8 +32,7 @@ public struct ChatterRequestContext: AuthRequestContext {
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        peerIP = source.channel.remoteAddress?.ipAddress
-        clientIP = peerIP
+        peer = source.channel.remoteAddress
     }
 
     public var maxUploadSize: Int { Limits.bodyBytes }
@@ -54,9 +63,10 @@ extension ChatterRequestContext {
     /// The caller as the audit log and session list record it: the User-Agent cleaned (`DisplayText`), since
     /// the session lists show it to the account's owner and to operators, and at most 256 Unicode scalars.
     func client(_ request: Request) -> ClientInfo {
-        ClientInfo(
-            ip: clientIP, userAgent: request.headers[.userAgent].map { Self.label(DisplayText.clean(String($0.unicodeScalars.prefix(512)))) },
-            network: clientIP.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }, wideNetwork: clientIP.flatMap(ClientNetwork.wideKey))
+        let ip = clientIP
+        return ClientInfo(
+            ip: ip, userAgent: request.headers[.userAgent].map { Self.label(DisplayText.clean(String($0.unicodeScalars.prefix(512)))) },
+            network: ip.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }, wideNetwork: ip.flatMap(ClientNetwork.wideKey))
     }
 
     static func label(_ text: String) -> String {

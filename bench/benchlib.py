@@ -130,19 +130,7 @@ class Chatterd:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
     def settle(self, window=0.5, quiet_windows=3, timeout=180):
-        """Waits until chatterd has used (almost) no CPU for `quiet_windows` windows in a row: work
-        queued by the previous row (e.g. 64 concurrent /getchatts recomputations after a post) must not
-        spill into the next. The bar is low (1% of a core) because on a busy machine a starved but
-        still-working chatterd may get only a few percent of a core."""
-        deadline, last, quiet = time.monotonic() + timeout, self.cpu_seconds(), 0
-        while time.monotonic() < deadline:
-            time.sleep(window)
-            now = self.cpu_seconds()
-            quiet = quiet + 1 if now - last < 0.01 * window else 0
-            if quiet >= quiet_windows:
-                return
-            last = now
-        raise RuntimeError(f"chatterd stayed busy for {timeout}s after a row")
+        settle(self, "chatterd", window, quiet_windows, timeout)
 
     def rss_kb(self, field="VmRSS"):
         try:
@@ -153,6 +141,31 @@ class Chatterd:
         except OSError:
             pass
         return None
+
+
+def settle(server, name, window=0.5, quiet_windows=3, timeout=180):
+    """Waits until `server` (anything with `cpu_seconds()`) has used (almost) no CPU for `quiet_windows`
+    windows in a row: work queued by the previous row (e.g. 64 concurrent /getchatts recomputations after a
+    post) must not spill into the next. The bar is low (1% of a core) because on a busy machine a starved but
+    still-working server may get only a few percent of a core."""
+    deadline, last, quiet = time.monotonic() + timeout, server.cpu_seconds(), 0
+    while time.monotonic() < deadline:
+        time.sleep(window)
+        now = server.cpu_seconds()
+        quiet = quiet + 1 if now - last < 0.01 * window else 0
+        if quiet >= quiet_windows:
+            return
+        last = now
+    raise RuntimeError(f"{name} stayed busy for {timeout}s after a row")
+
+
+def tally(runs, expect):
+    """Every run's answers counted by status, and how many had a status not in `expect`."""
+    statuses = {}
+    for run in runs:
+        for status, n in run["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + n
+    return statuses, sum(n for status, n in statuses.items() if status not in expect)
 
 
 class RSSSampler:

@@ -65,7 +65,7 @@ class Process:
         return total
 
     def settle(self, window=0.5, quiet_windows=3, timeout=120):
-        b.Chatterd.settle(self, window, quiet_windows, timeout)
+        b.settle(self, self.name, window, quiet_windows, timeout)
 
     def stop(self):
         if self.alive():

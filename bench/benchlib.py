@@ -142,6 +142,33 @@ class Chatterd:
             pass
         return None
 
+    def memory_kb(self):
+        """Resident memory by kind, from /proc/PID/smaps: `heap` (anonymous: malloc's arenas, stacks, SQLite's
+        page caches, buffers), `database` (the readers' mapping of the database file: pages of data, dropped by
+        the kernel under pressure), `code` (the binary and shared libraries, shared with every process that maps
+        them). Only `heap` can be a leak."""
+        split = {"heap": 0, "database": 0, "code": 0}
+        data = str(Path(self.data_dir).resolve())
+        try:
+            with open(f"/proc/{self.proc.pid}/smaps") as f:
+                kind = "heap"
+                for line in f:
+                    name = line.split(" ", 1)[0]
+                    if "-" in name and not name.endswith(":"):  # a mapping's first line: "start-end perms offset dev inode path"
+                        fields = line.split()
+                        path = fields[5] if len(fields) > 5 else ""
+                        kind = "database" if path.startswith(data) else "code" if path.startswith("/") else "heap"
+                    elif name == "Rss:":
+                        split[kind] += int(line.split()[1])
+                    elif name == "Anonymous:" and kind != "heap":
+                        # A private file mapping's written pages (relocations) are anonymous: heap-like, not the file's.
+                        anonymous = int(line.split()[1])
+                        split[kind] -= anonymous
+                        split["heap"] += anonymous
+        except OSError:
+            return None
+        return split
+
 
 def settle(server, name, window=0.5, quiet_windows=3, timeout=180):
     """Waits until `server` (anything with `cpu_seconds()`) has used (almost) no CPU for `quiet_windows`

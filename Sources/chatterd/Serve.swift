@@ -22,6 +22,8 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before the server's threads allocate: the allocator's settings apply to arenas made afterwards.
+        let malloc = MallocTuning.apply(environment: ProcessInfo.processInfo.environment, cores: ProcessInfo.processInfo.activeProcessorCount)
         let config: ServerConfiguration
         do { config = try resolve() } catch let error as ConfigurationError { throw ValidationError(error.description) }
         let level = config.logLevel
@@ -44,6 +46,7 @@ struct Serve: AsyncParsableCommand {
                 "before": "\(descriptors.before)", "now": "\(descriptors.after)",
                 "max_connections": "\(config.connections.connectionCap(descriptorLimit: descriptors.after))",
             ])
+        if !malloc.isEmpty { logger.debug("allocator", metadata: ["settings": "\(malloc.joined(separator: " "))"]) }
         let metrics = config.metricsEnabled ? PrometheusCollectorRegistry() : nil
         if let metrics { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics)) }
 

@@ -1,7 +1,7 @@
 import ChatterWire
 import NIOCore
 
-/// Writes the answer to every sign-in and refresh straight into a buffer. Foundation's `JSONEncoder`
+/// Writes the answer to every sign-in and refresh, and the course API's list of chatts, straight into a buffer. Foundation's `JSONEncoder`
 /// builds a tree of boxed values and sorts each object's keys first, which was a twelfth of a refresh's
 /// CPU. The output is byte for byte what `JSONResponse.encoder` writes (keys sorted, slashes unescaped),
 /// which `JSONWriterTests` checks against it.
@@ -59,9 +59,42 @@ struct JSONWriter {
         object(body)
     }
 
-    private mutating func name(_ key: StaticString) {
+    /// An array whose elements `body` writes (with `element`).
+    mutating func array(_ body: (inout JSONWriter) -> Void) {
+        openArray()
+        body(&self)
+        closeArray()
+    }
+
+    /// An array's `[`, for elements written one call at a time; `closeArray` ends it.
+    mutating func openArray() {
+        buffer.writeInteger(UInt8(ascii: "["))
+        first = true
+    }
+
+    mutating func closeArray() {
+        buffer.writeInteger(UInt8(ascii: "]"))
+        first = false
+    }
+
+    mutating func element(_ value: String) {
+        separate()
+        string(value)
+    }
+
+    mutating func element(array body: (inout JSONWriter) -> Void) {
+        separate()
+        array(body)
+    }
+
+    /// The comma before every member or element but the first.
+    private mutating func separate() {
         if !first { buffer.writeInteger(UInt8(ascii: ",")) }
         first = false
+    }
+
+    private mutating func name(_ key: StaticString) {
+        separate()
         buffer.writeInteger(UInt8(ascii: "\""))
         buffer.writeStaticString(key)
         buffer.writeStaticString("\":")

@@ -1,6 +1,7 @@
 import ChatterWire
 import Foundation
 import ServiceLifecycle
+import Synchronization
 
 // Storage is reached only through these protocols, so each database has one implementation and one
 // shared test suite (Tests/ChatterServerTests/Storage) runs against every implementation.
@@ -343,8 +344,9 @@ public protocol AdminRepository: Sendable {
 public protocol ChattRepository: Sendable {
     /// Throws `StoreError.userGone` when the author was deleted meanwhile.
     func addChatt(_ chatt: Chatt) async throws
-    /// Every chatt, oldest first.
-    func allChatts() async throws -> [Chatt]
+    /// Every chatt, oldest first, handed to `body` one at a time as the database reads them, so a long
+    /// timeline is never held whole (`allChatts()` collects them).
+    func forEachChatt(_ body: @escaping @Sendable (Chatt) -> Void) async throws
     /// Newest first, strictly older than the chatt `before` (by id) when given.
     func chatts(before: UUID?, limit: Int) async throws -> [Chatt]
     func chattCount() async throws -> Int
@@ -358,6 +360,22 @@ public protocol ChattRepository: Sendable {
 
 extension ChattRepository {
     public var timelineStampIsInMemory: Bool { false }
+
+    /// Every chatt, oldest first.
+    public func allChatts() async throws -> [Chatt] {
+        let collected = Collected<Chatt>()
+        try await forEachChatt { collected.append($0) }
+        return collected.values
+    }
+}
+
+/// Values handed over one at a time by a callback that may run on another thread (a database's).
+final class Collected<Value: Sendable>: Sendable {
+    private let state = Mutex<[Value]>([])
+
+    func append(_ value: Value) { state.withLock { $0.append(value) } }
+
+    var values: [Value] { state.withLock { $0 } }
 }
 
 /// See `ChattRepository.timelineStamp()`.

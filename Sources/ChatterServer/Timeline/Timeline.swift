@@ -42,10 +42,10 @@ final class Timeline: Sendable {
             [0: try await store.timelineStamp()]
         }
         course = SingleFlightCache {
-            let rows = try await store.allChatts().map {
-                ChattRow(name: $0.name, message: $0.message, id: $0.id.text, time: Self.timestamp($0.time))
-            }
-            return ByteBuffer(bytes: try WireJSON.encoder.encode(rows))
+            // The buffer grows by `realloc`, which moves a block this large by remapping its pages, not copying them.
+            let list = CourseList(capacity: 64 * 1024)
+            try await store.forEachChatt { list.append($0) }
+            return list.finish()
         }
         newestPage = SingleFlightCache { try await Self.page(store, before: nil, limit: Self.defaultPage) }
         newestChatts = SingleFlightCache { try await store.chatts(before: nil, limit: Self.defaultPage) }
@@ -151,7 +151,43 @@ final class Timeline: Sendable {
         return ByteBuffer(bytes: try WireJSON.encoder.encode(ChattPage(chatts: items, next: items.count == limit ? items.last?.id : nil)))
     }
 
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    /// The course API's list of `chatts`, as `/getchatts` answers it.
+    static func courseJSON(_ chatts: [Chatt]) -> ByteBuffer {
+        let list = CourseList(capacity: 2 + chatts.count * 160)
+        chatts.forEach(list.append)
+        return list.finish()
+    }
+}
+
+/// The course API's list, `[[name, message, id, time], …]` oldest first: the bytes `JSONEncoder` wrote for
+/// the `ChattRow`s (`JSONWriterTests` compares them), written into one buffer a chatt at a time as the
+/// database hands them over. With thousands of chatts, the copies the encoder path held at once (the rows
+/// read, the chatts, the `ChattRow`s, a tree of boxed values, `Data`, then the buffer) were the largest
+/// allocations chatterd made, again after every post, and they grew the heap with the timeline.
+final class CourseList: Sendable {
+    private let writer: Mutex<JSONWriter>
+
+    init(capacity: Int) {
+        var writer = JSONWriter(capacity: capacity)
+        writer.openArray()
+        self.writer = Mutex(writer)
+    }
+
+    func append(_ chatt: Chatt) {
+        writer.withLock { json in
+            json.element { row in
+                row.element(chatt.name)
+                row.element(chatt.message)
+                row.element(chatt.id.text)
+                row.element(TimeText.isoMilliseconds(chatt.time))
+            }
+        }
+    }
+
+    func finish() -> ByteBuffer {
+        writer.withLock { json in
+            json.closeArray()
+            return json.buffer
+        }
     }
 }

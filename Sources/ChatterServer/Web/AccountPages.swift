@@ -66,13 +66,13 @@ struct AccountPages {
                 let created = Date(timeIntervalSince1970: $0.createdAt)
                 let used = $0.lastUsedAt.map { Date(timeIntervalSince1970: $0) }
                 return Page.Passkey(
-                    id: $0.id, name: $0.name, createdISO: WebTime.iso(created), createdUTC: WebTime.utc(created), authenticator: $0.authenticator,
-                    usedISO: used.map(WebTime.iso), usedUTC: used.map(WebTime.utc), synced: $0.synced, flagged: $0.flagged)
+                    id: $0.id, name: $0.name, createdISO: TimeText.iso(created), createdUTC: TimeText.utc(created), authenticator: $0.authenticator,
+                    usedISO: used.map(TimeText.iso), usedUTC: used.map(TimeText.utc), synced: $0.synced, flagged: $0.flagged)
             },
             sessions: records.map {
                 Page.Item(
-                    id: $0.id.uuidString, device: Self.describe($0), createdISO: WebTime.iso($0.createdAt), createdUTC: WebTime.utc($0.createdAt),
-                    usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt), current: $0.id == session.sessionID)
+                    id: $0.id.uuidString, device: Self.describe($0), createdISO: TimeText.iso($0.createdAt), createdUTC: TimeText.utc($0.createdAt),
+                    usedISO: TimeText.iso($0.lastUsedAt), usedUTC: TimeText.utc($0.lastUsedAt), current: $0.id == session.sessionID)
             },
             twoStep: try await secondFactors.status(session.user.id), isOperator: try await accounts.isOperator(session.user))
         return pages.render("account", page, status: error?.status ?? .ok, visitor: visitor)

@@ -79,8 +79,8 @@ struct AdminPages {
         let found = try await admin.find(query, limit: 100)
         let rows = found.map {
             ListPage.Row(
-                id: $0.user.id.uuidString, name: $0.user.displayName, email: $0.emails.first ?? "", createdISO: WebTime.iso($0.createdAt),
-                createdUTC: WebTime.utc($0.createdAt), admin: $0.isAdmin, disabled: $0.disabledAt != nil)
+                id: $0.user.id.uuidString, name: $0.user.displayName, email: $0.emails.first ?? "", createdISO: TimeText.iso($0.createdAt),
+                createdUTC: TimeText.utc($0.createdAt), admin: $0.isAdmin, disabled: $0.disabledAt != nil)
         }
         let notice = request.uri.queryParameters.get("notice").flatMap(AdminNotice.init(rawValue:))?.text
         return pages.render(
@@ -116,15 +116,15 @@ struct AdminPages {
         let notice = request.uri.queryParameters.get("notice").flatMap(AdminNotice.init(rawValue:))?.text
         let page = UserPage(
             frame: pages.frame(account.user.displayName, visitor, notice: notice), userID: id.uuidString, name: account.user.displayName,
-            createdISO: WebTime.iso(account.createdAt), createdUTC: WebTime.utc(account.createdAt), disabledUTC: account.disabledAt.map(WebTime.utc),
+            createdISO: TimeText.iso(account.createdAt), createdUTC: TimeText.utc(account.createdAt), disabledUTC: account.disabledAt.map(TimeText.utc),
             admin: account.isAdmin, own: id == session.user.id, hasPassword: details.hasPassword,
             identities: details.identities.map {
                 UserPage.IdentityRow(issuer: $0.key.issuer, subject: $0.key.subject, email: $0.email ?? "", verified: $0.emailVerified)
             },
             sessions: details.sessions.map {
                 UserPage.SessionRow(
-                    sessionID: $0.id.uuidString, device: AccountPages.describe($0), ip: $0.ip ?? "unknown", createdISO: WebTime.iso($0.createdAt),
-                    createdUTC: WebTime.utc($0.createdAt), usedISO: WebTime.iso($0.lastUsedAt), usedUTC: WebTime.utc($0.lastUsedAt))
+                    sessionID: $0.id.uuidString, device: AccountPages.describe($0), ip: $0.ip ?? "unknown", createdISO: TimeText.iso($0.createdAt),
+                    createdUTC: TimeText.utc($0.createdAt), usedISO: TimeText.iso($0.lastUsedAt), usedUTC: TimeText.utc($0.lastUsedAt))
             })
         return pages.render("admin-user", page, visitor: visitor)
     }
@@ -260,7 +260,7 @@ struct AdminPages {
         let events = problems.isEmpty ? try await admin.auditEvents(filter) : []
         let rows = events.map { e in
             AuditPage.Row(
-                atISO: WebTime.iso(e.at), atUTC: WebTime.utc(e.at), event: e.event, user: e.userID?.uuidString ?? "", method: e.method ?? "",
+                atISO: TimeText.iso(e.at), atUTC: TimeText.utc(e.at), event: e.event, user: e.userID?.uuidString ?? "", method: e.method ?? "",
                 ip: e.client.ip ?? "", detail: e.detail ?? "", actor: e.actor?.description ?? "", userLink: e.userID != nil)
         }
         let page = AuditPage(

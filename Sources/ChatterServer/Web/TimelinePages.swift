@@ -49,7 +49,7 @@ struct TimelinePages {
 
     private func list(_ chatts: [Chatt]) -> String {
         pages.fragment(
-            "chatts", List(chatts: chatts.map { List.Item(name: $0.name, message: $0.message, iso: WebTime.iso($0.time), utc: WebTime.utc($0.time)) }))
+            "chatts", List(chatts: chatts.map { List.Item(name: $0.name, message: $0.message, iso: TimeText.iso($0.time), utc: TimeText.utc($0.time)) }))
     }
 
     struct PostForm: WebForm {

@@ -67,4 +67,24 @@ import Testing
             deviceToken: "d")
         #expect(try JSONDecoder().decode(SessionResponse.self, from: Data(value.json.readableBytesView)) == value)
     }
+
+    /// `/getchatts` as the course API has always answered it: the `ChattRow`s `JSONEncoder` wrote, with the
+    /// time Foundation's `ISO8601FormatStyle` wrote.
+    @Test func theCourseListIsWhatJSONEncoderWrites() throws {
+        var random = Generator(state: 1123)
+        for count in [0, 1, 2, 7, 300] {
+            let chatts = (0..<count).map { _ in
+                Chatt(
+                    name: Self.text(&random), message: Self.text(&random),
+                    time: Date(timeIntervalSince1970: Double.random(in: 1_600_000_000..<1_900_000_000, using: &random)),
+                    userID: Bool.random(using: &random) ? UUID() : nil)
+            }
+            let rows = chatts.map {
+                ChattRow(name: $0.name, message: $0.message, id: $0.id.text, time: $0.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            }
+            let written = Array(Timeline.courseJSON(chatts).readableBytesView)
+            let encoded = Array(try WireJSON.encoder.encode(rows))
+            #expect(written == encoded, "\(String(decoding: written, as: UTF8.self)) ≠ \(String(decoding: encoded, as: UTF8.self))")
+        }
+    }
 }

@@ -95,7 +95,7 @@ import Testing
     }
 
     /// Instants across two centuries (leap days, year and month ends, the epoch, whole and fractional
-    /// seconds), each written by `WebTime` and by Foundation's formatters as the pages once did.
+    /// seconds), each written by `TimeText` and by Foundation's formatters as the pages once did.
     @Test func timesAreWrittenAsFoundationWritesThem() {
         var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
         style.timeZone = TimeZone(identifier: "UTC")!
@@ -104,8 +104,24 @@ import Testing
         instants += (0..<2_000).map { _ in TimeInterval(Double.random(in: 0..<4_102_444_800, using: &generator)) }
         for seconds in instants {
             let date = Date(timeIntervalSince1970: seconds)
-            #expect(WebTime.iso(date) == date.formatted(Date.ISO8601FormatStyle()), "\(seconds)")
-            #expect(WebTime.utc(date) == date.formatted(style) + " UTC", "\(seconds)")
+            #expect(TimeText.iso(date) == date.formatted(Date.ISO8601FormatStyle()), "\(seconds)")
+            #expect(TimeText.utc(date) == date.formatted(style) + " UTC", "\(seconds)")
+        }
+    }
+
+    /// The course API's `time`: milliseconds cut, not rounded, as Foundation cuts them, including times a
+    /// hair before a second, times read back from the database's REAL column, and now.
+    @Test func millisecondTimesAreWrittenAsFoundationWritesThem() {
+        var instants: [TimeInterval] = [0, 0.0005, 0.9995, 0.999_999_9, 59.999, 951_868_799.999_9, 1_798_761_599.999_999, 1_795_600_800.123]
+        var generator = SystemRandomNumberGenerator()
+        instants += (0..<5_000).map { _ in Double.random(in: 0..<4_102_444_800, using: &generator) }
+        instants += (0..<5_000).map { _ in Double.random(in: 1_700_000_000..<1_900_000_000, using: &generator) }
+        instants += (0..<1_000).map { Date().timeIntervalSince1970 + Double($0) / 7 }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: seconds)
+            let foundation = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            #expect(TimeText.isoMilliseconds(date) == foundation, "\(seconds)")
+            if TimeText.isoMilliseconds(date) != foundation { return }
         }
     }
 }

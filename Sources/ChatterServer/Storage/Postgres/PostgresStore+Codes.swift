@@ -230,8 +230,11 @@ extension PostgresStore {
         try await retryingDeadlocks { try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) }
     }
 
-    public func allChatts() async throws -> [Chatt] {
-        try await rows("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq", keepsSessionCache: true).map(Chatt.init(row:))
+    public func forEachChatt(_ body: @escaping @Sendable (Chatt) -> Void) async throws {
+        // Rows arrive in batches as PostgreSQL sends them; each is handed over and dropped.
+        for try await row in try await client.query("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq", logger: logger) {
+            body(try Chatt(row: row.makeRandomAccess()))
+        }
     }
 
     public func chatts(before: UUID?, limit: Int) async throws -> [Chatt] {

@@ -18,8 +18,14 @@ extension SQLiteStore {
         [.uuid(chatt.id), chatt.userID.map(SQLiteData.uuid) ?? .null, .text(chatt.name), .text(chatt.message), .time(chatt.time)]
     }
 
-    public func allChatts() async throws -> [Chatt] {
-        try await reader.query("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq").map(Chatt.init(row:))
+    public func forEachChatt(_ body: @escaping @Sendable (Chatt) -> Void) async throws {
+        // sqlite-nio calls back on its thread for each row as the statement steps, and cannot be told to
+        // stop: a row that does not read as a chatt is remembered and thrown once the statement is done.
+        let corrupt = Collected<any Error>()
+        try await reader.query("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq", []) { row in
+            do { body(try Chatt(row: row)) } catch { corrupt.append(error) }
+        }
+        if let error = corrupt.values.first { throw error }
     }
 
     public func chatts(before: UUID?, limit: Int) async throws -> [Chatt] {

@@ -1,15 +1,26 @@
 import Foundation
 
-/// Times as pages show them: UTC in the HTML, turned into the reader's local time by `chatter.js`.
+/// Times as text, in UTC: as pages show them (turned into the reader's local time by `chatter.js`) and as
+/// the course API's `time` carries them.
 ///
 /// Written out by hand rather than with `Date.FormatStyle`, which took 5 % of the timeline page's time
-/// (a locale and time zone looked up for each of 100 stamps); `WebTimeTests` checks both against
-/// Foundation's formatting of the same instants.
-enum WebTime {
+/// (a locale and time zone looked up for each of 100 stamps) and most of the time of building `/getchatts`;
+/// `TemplateFieldsTests` checks each against Foundation's formatting of the same instants.
+enum TimeText {
     /// `2026-11-27T02:54:11Z`, as `Date.ISO8601FormatStyle()` writes it.
     static func iso(_ date: Date) -> String {
         let t = Fields(date)
         return "\(t.year)-\(two(t.month))-\(two(t.day))T\(two(t.hour)):\(two(t.minute)):\(two(t.second))Z"
+    }
+
+    /// `2026-11-27T02:54:11.042Z`, as `Date.ISO8601FormatStyle(includingFractionalSeconds: true)` writes it:
+    /// the fraction cut (not rounded) to milliseconds.
+    static func isoMilliseconds(_ date: Date) -> String {
+        let t = Fields(date)
+        let fraction = date.timeIntervalSinceReferenceDate - date.timeIntervalSinceReferenceDate.rounded(.down)
+        let milliseconds = min(999, Int(fraction * 1000))
+        let digits = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        return "\(t.year)-\(two(t.month))-\(two(t.day))T\(two(t.hour)):\(two(t.minute)):\(two(t.second)).\(digits)Z"
     }
 
     /// `27 Nov 2026 at 2:54 UTC`: British English, abbreviated date and short time, as `Date.FormatStyle` writes it.
@@ -27,7 +38,9 @@ enum WebTime {
         let year, month, day, hour, minute, second: Int
 
         init(_ date: Date) {
-            let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+            // From the reference date, as `Date` keeps it and Foundation reads it: counting from 1970 first
+            // could round an instant a hair before a second up into it.
+            let seconds = Int(date.timeIntervalSinceReferenceDate.rounded(.down)) + 978_307_200
             let (days, rest) = seconds.quotientAndRemainder(dividingBy: 86_400)
             let (dayNumber, secondOfDay) = rest < 0 ? (days - 1, rest + 86_400) : (days, rest)
             (hour, minute, second) = (secondOfDay / 3600, secondOfDay % 3600 / 60, secondOfDay % 60)

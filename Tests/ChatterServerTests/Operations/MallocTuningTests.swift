@@ -1,0 +1,15 @@
+import Testing
+
+@testable import ChatterServer
+
+@Suite struct MallocTuningTests {
+    #if canImport(Glibc)
+        /// Each setting glibc accepts is applied and named for the log; an operator's own variable wins.
+        @Test func eachSettingIsAppliedUnlessTheEnvironmentSetsIt() {
+            #expect(MallocTuning.apply(environment: [:], cores: 2) == ["MALLOC_ARENA_MAX=4", "MALLOC_MMAP_THRESHOLD_=131072", "MALLOC_TRIM_THRESHOLD_=131072"])
+            #expect(MallocTuning.apply(environment: ["MALLOC_ARENA_MAX": "8"], cores: 2) == ["MALLOC_MMAP_THRESHOLD_=131072", "MALLOC_TRIM_THRESHOLD_=131072"])
+            #expect(
+                MallocTuning.apply(environment: ["MALLOC_ARENA_MAX": "1", "MALLOC_MMAP_THRESHOLD_": "0", "MALLOC_TRIM_THRESHOLD_": "0"], cores: 16).isEmpty)
+        }
+    #endif
+}

@@ -36,10 +36,13 @@ def log(*parts):
 # ---------------------------------------------------------------------------------------------- build
 
 def build_chatterd(config="release", scratch=None):
-    """Builds chatterd and returns the binary. Release builds use their own scratch path so they never
-    fight a debug build in .build over the same files; debug builds reuse .build (what CI already built)."""
-    scratch = scratch or (".build-bench" if config == "release" else ".build")
+    """Builds chatterd and returns the binary. Release builds are what the README deploys: the Swift runtime
+    and Foundation linked in (--static-swift-stdlib), in their own scratch path so they never fight a debug
+    build in .build over the same files; debug builds reuse .build (what CI already built)."""
+    scratch = scratch or (".build-static" if config == "release" else ".build")
     cmd = ["swift", "build", "-c", config, "--product", "chatterd", "--scratch-path", scratch]
+    if config == "release":
+        cmd.append("--static-swift-stdlib")
     log("building:", " ".join(cmd))
     subprocess.run(cmd, cwd=ROOT, check=True)
     bin_dir = subprocess.run(cmd + ["--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()

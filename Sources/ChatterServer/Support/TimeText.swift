@@ -7,8 +7,15 @@ import Foundation
 /// (a locale and time zone looked up for each of 100 stamps) and most of the time of building `/getchatts`;
 /// `TemplateFieldsTests` checks each against Foundation's formatting of the same instants.
 enum TimeText {
+    /// The instants written by hand, as seconds from the reference date: 1583-01-01 up to the end of 9999.
+    /// Outside them Foundation writes its own way (the Julian calendar before the Gregorian reform, padded
+    /// and signed years), and a time read from a damaged database can be infinite, which the arithmetic below
+    /// could not hold: such times are handed to Foundation.
+    static let writtenByHand: Range<TimeInterval> = -13_190_860_800..<252_423_993_600
+
     /// `2026-11-27T02:54:11Z`, as `Date.ISO8601FormatStyle()` writes it.
     static func iso(_ date: Date) -> String {
+        guard writtenByHand.contains(date.timeIntervalSinceReferenceDate) else { return date.formatted(Date.ISO8601FormatStyle()) }
         let t = Fields(date)
         return "\(t.year)-\(two(t.month))-\(two(t.day))T\(two(t.hour)):\(two(t.minute)):\(two(t.second))Z"
     }
@@ -16,6 +23,9 @@ enum TimeText {
     /// `2026-11-27T02:54:11.042Z`, as `Date.ISO8601FormatStyle(includingFractionalSeconds: true)` writes it:
     /// the fraction cut (not rounded) to milliseconds.
     static func isoMilliseconds(_ date: Date) -> String {
+        guard writtenByHand.contains(date.timeIntervalSinceReferenceDate) else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
         let t = Fields(date)
         let fraction = date.timeIntervalSinceReferenceDate - date.timeIntervalSinceReferenceDate.rounded(.down)
         let milliseconds = min(999, Int(fraction * 1000))
@@ -25,9 +35,17 @@ enum TimeText {
 
     /// `27 Nov 2026 at 2:54 UTC`: British English, abbreviated date and short time, as `Date.FormatStyle` writes it.
     static func utc(_ date: Date) -> String {
+        guard writtenByHand.contains(date.timeIntervalSinceReferenceDate) else { return date.formatted(britishUTC) + " UTC" }
         let t = Fields(date)
         return "\(t.day) \(months[t.month - 1]) \(t.year) at \(t.hour):\(two(t.minute)) UTC"
     }
+
+    /// What `utc` writes by hand, as Foundation writes it.
+    static let britishUTC: Date.FormatStyle = {
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"))
+        style.timeZone = TimeZone(identifier: "UTC")!
+        return style
+    }()
 
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 

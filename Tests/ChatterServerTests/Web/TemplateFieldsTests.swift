@@ -124,4 +124,23 @@ import Testing
             if TimeText.isoMilliseconds(date) != foundation { return }
         }
     }
+
+    /// The course API's times as chatterd has always written them, whatever a later Foundation does:
+    /// milliseconds cut, not rounded.
+    @Test func millisecondTimesKeepTheirWrittenForm() {
+        #expect(TimeText.isoMilliseconds(Date(timeIntervalSince1970: 1_795_600_800.9996)) == "2026-11-25T10:00:00.999Z")
+        #expect(TimeText.isoMilliseconds(Date(timeIntervalSince1970: 1_795_600_800.0419)) == "2026-11-25T10:00:00.041Z")
+        #expect(TimeText.isoMilliseconds(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+    }
+
+    /// Times no one posts but a damaged or hand-edited database can hold: before 1583, before year 1000,
+    /// after 9999, infinite. They are written as Foundation writes them, and none stops the process.
+    @Test func timesOutsideTheHandWrittenRangeAreFoundations() {
+        for seconds in [-13_000_000_000.0, -40_000_000_000, -62_135_596_800, 253_402_300_800, 1e15, -1e15, .infinity, -.infinity] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(TimeText.iso(date) == date.formatted(Date.ISO8601FormatStyle()), "\(seconds)")
+            #expect(TimeText.isoMilliseconds(date) == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), "\(seconds)")
+            #expect(TimeText.utc(date) == date.formatted(TimeText.britishUTC) + " UTC", "\(seconds)")
+        }
+    }
 }

@@ -59,13 +59,6 @@ struct JSONWriter {
         object(body)
     }
 
-    /// An array whose elements `body` writes (with `element`).
-    mutating func array(_ body: (inout JSONWriter) -> Void) {
-        openArray()
-        body(&self)
-        closeArray()
-    }
-
     /// An array's `[`, for elements written one call at a time; `closeArray` ends it.
     mutating func openArray() {
         buffer.writeInteger(UInt8(ascii: "["))
@@ -82,9 +75,12 @@ struct JSONWriter {
         string(value)
     }
 
+    /// An array as an element, whose own elements `body` writes.
     mutating func element(array body: (inout JSONWriter) -> Void) {
         separate()
-        array(body)
+        openArray()
+        body(&self)
+        closeArray()
     }
 
     /// The comma before every member or element but the first.

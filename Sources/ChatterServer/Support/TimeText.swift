@@ -16,8 +16,7 @@ enum TimeText {
     /// `2026-11-27T02:54:11Z`, as `Date.ISO8601FormatStyle()` writes it.
     static func iso(_ date: Date) -> String {
         guard writtenByHand.contains(date.timeIntervalSinceReferenceDate) else { return date.formatted(Date.ISO8601FormatStyle()) }
-        let t = Fields(date)
-        return "\(t.year)-\(two(t.month))-\(two(t.day))T\(two(t.hour)):\(two(t.minute)):\(two(t.second))Z"
+        return dateTime(Fields(date)) + "Z"
     }
 
     /// `2026-11-27T02:54:11.042Z`, as `Date.ISO8601FormatStyle(includingFractionalSeconds: true)` writes it:
@@ -26,11 +25,15 @@ enum TimeText {
         guard writtenByHand.contains(date.timeIntervalSinceReferenceDate) else {
             return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         }
-        let t = Fields(date)
         let fraction = date.timeIntervalSinceReferenceDate - date.timeIntervalSinceReferenceDate.rounded(.down)
         let milliseconds = min(999, Int(fraction * 1000))
         let digits = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return "\(t.year)-\(two(t.month))-\(two(t.day))T\(two(t.hour)):\(two(t.minute)):\(two(t.second)).\(digits)Z"
+        return dateTime(Fields(date)) + ".\(digits)Z"
+    }
+
+    /// `2026-11-27T02:54:11`, what both ISO forms begin with.
+    private static func dateTime(_ t: Fields) -> String {
+        "\(t.year)-\(two(t.month))-\(two(t.day))T\(two(t.hour)):\(two(t.minute)):\(two(t.second))"
     }
 
     /// `27 Nov 2026 at 2:54 UTC`: British English, abbreviated date and short time, as `Date.FormatStyle` writes it.

@@ -151,12 +151,6 @@ final class Timeline: Sendable {
         return ByteBuffer(bytes: try WireJSON.encoder.encode(ChattPage(chatts: items, next: items.count == limit ? items.last?.id : nil)))
     }
 
-    /// The course API's list of `chatts`, as `/getchatts` answers it.
-    static func courseJSON(_ chatts: [Chatt]) -> ByteBuffer {
-        let list = CourseList(capacity: 2 + chatts.count * 160)
-        chatts.forEach(list.append)
-        return list.finish()
-    }
 }
 
 /// The course API's list, `[[name, message, id, time], …]` oldest first: the bytes `JSONEncoder` wrote for

@@ -82,7 +82,9 @@ import Testing
             let rows = chatts.map {
                 ChattRow(name: $0.name, message: $0.message, id: $0.id.text, time: $0.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
             }
-            let written = Array(Timeline.courseJSON(chatts).readableBytesView)
+            let list = CourseList(capacity: 16)
+            chatts.forEach(list.append)
+            let written = Array(list.finish().readableBytesView)
             let encoded = Array(try WireJSON.encoder.encode(rows))
             #expect(written == encoded, "\(String(decoding: written, as: UTF8.self)) ≠ \(String(decoding: encoded, as: UTF8.self))")
         }

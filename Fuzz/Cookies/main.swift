@@ -1,5 +1,5 @@
 // Fuzz target `cookies`: arbitrary bytes as the Cookie header chatterd reads the web-view session from
-// (`request.cookies[…]` via `SessionAuthenticator.credentials`), and as the web-session redeem link's query, whose
+// (`request.cookie(_:)`, `CookieHeader`, via `SessionAuthenticator.credentials`), and as the web-session redeem link's query, whose
 // `next` parameter `WebSessions.sameSitePath` must keep on this site.
 //
 // Input: Cookie header values separated by LF (each a Cookie field of its own, as repeated headers or
@@ -25,6 +25,12 @@ func checkSameSite(_ candidate: String) {
     }
 }
 
+/// Whether one of the request's Cookie fields holds `pair`'s bytes: compared as bytes, since a combining mark
+/// after `;` joins it into one `Character` that a `String` search would not split.
+func holds(_ request: Request, _ pair: String) -> Bool {
+    request.headers[values: .cookie].contains { Array($0.utf8).firstRange(of: Array(pair.utf8)) != nil }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = bytes(data, size)
@@ -38,26 +44,32 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         head: HTTPRequest(method: .get, scheme: "https", authority: "chatter.example", path: "/v1/auth/web-session/csrf", headerFields: fields),
         body: RequestBody(buffer: ByteBuffer()))
 
-    let cookie = request.cookies[SessionAuthenticator.cookieName]
+    let cookie = request.cookie(SessionAuthenticator.cookieName)
     if let cookie {
+        invariant(!cookie.isEmpty, "an empty session cookie was read as a cookie")
+        let pair = SessionAuthenticator.cookieName + "=" + cookie
         invariant(
-            cookie.name == SessionAuthenticator.cookieName,
-            "cookies[\(SessionAuthenticator.cookieName)] returned a cookie named \(cookie.name.debugDescription)")
+            holds(request, pair),
+            "cookie(\(SessionAuthenticator.cookieName)) returned \(cookie.debugDescription), which no field holds after its name")
     }
     // With no Authorization header, the credentials are the session cookie's value, when it has one.
     if let (token, viaCookie) = SessionAuthenticator.credentials(in: request) {
-        invariant(
-            viaCookie && token == cookie?.value && !token.isEmpty, "credentials \(token.debugDescription) do not match the cookie \(String(describing: cookie))"
-        )
+        invariant(viaCookie && token == cookie, "credentials \(token.debugDescription) do not match the cookie \(String(describing: cookie))")
         _ = SessionAuthenticator.csrfToken(forCookie: token)
     } else {
-        invariant((cookie?.value ?? "").isEmpty, "the session cookie \(String(describing: cookie)) was not read as credentials")
+        invariant(cookie == nil, "the session cookie \(String(describing: cookie)) was not read as credentials")
     }
-    // Any other name the input mentions.
+    // Any other name the input mentions, through chatterd's reader and Hummingbird's.
     if let equals = input.firstIndex(of: UInt8(ascii: "=")) {
         let name = String(decoding: input[..<equals], as: UTF8.self)
-        _ = request.cookies[name]?.value
-        _ = request.cookies[name.trimmingCharacters(in: .whitespaces)]?.value
+        for name in [name, name.trimmingCharacters(in: .whitespaces)] {
+            if let value = CookieHeader.value(named: name, in: request.headers) {
+                invariant(
+                    holds(request, name + "=" + value),
+                    "value(named: \(name.debugDescription)) returned \(value.debugDescription), which no field holds after that name")
+            }
+            _ = request.cookies[name]?.value
+        }
     }
 
     let text = String(decoding: input, as: UTF8.self)

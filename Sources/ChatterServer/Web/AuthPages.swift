@@ -74,7 +74,7 @@ struct AuthPages {
         }
 
         init?(_ request: Request) {
-            guard let value = request.cookies[WebVisitor.pendingCookieName]?.value else { return nil }
+            guard let value = request.cookie(WebVisitor.pendingCookieName) else { return nil }
             self.init(cookie: value)
         }
 
@@ -190,7 +190,7 @@ struct AuthPages {
     private func send(_ email: String, _ purpose: Purpose, next: String?, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         _ = try await emailCodes.send(
             to: email, purpose: purpose == .reset ? .passwordReset : .signIn, client: context.client(request),
-            deviceToken: request.cookies[WebVisitor.deviceCookieName]?.value)
+            deviceToken: request.cookie(WebVisitor.deviceCookieName))
         var response = WebSessions.redirect(to: "/auth/code")
         let pending = Pending(email: email, purpose: purpose, sentAt: now().timeIntervalSince1970, next: next.flatMap(WebSessions.sameSitePath))
         response.headers.append(HTTPField(name: .setCookie, value: pending.cookie))
@@ -224,7 +224,7 @@ struct AuthPages {
             }
             let method: SignInMethod = pending.purpose == .signin ? .email : .password
             return try await web.signedIn(
-                user, method: method, client: client, deviceFor: pending.email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
+                user, method: method, client: client, deviceFor: pending.email, presenting: request.cookie(WebVisitor.deviceCookieName),
                 next: pending.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
             return try await codePage(request, visitor: visitor, error: error.apiError)
@@ -244,9 +244,9 @@ struct AuthPages {
         let client = context.client(request)
         do {
             let (user, email) = try await passwords.signIn(
-                email: form.email, password: form.password, deviceToken: request.cookies[WebVisitor.deviceCookieName]?.value, client: client)
+                email: form.email, password: form.password, deviceToken: request.cookie(WebVisitor.deviceCookieName), client: client)
             return try await web.signedIn(
-                user, method: .password, client: client, deviceFor: email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
+                user, method: .password, client: client, deviceFor: email, presenting: request.cookie(WebVisitor.deviceCookieName),
                 next: form.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
             return try await signInPage(request, visitor: visitor, email: form.email, error: error.apiError)
@@ -274,7 +274,7 @@ struct AuthPages {
         guard let form = try? URLEncodedFormDecoder().decode(GoogleForm.self, from: String(buffer: buffer)) else {
             throw APIError(.badRequest, .invalidForm, "Google's answer was incomplete; try again.")
         }
-        guard let cookie = request.cookies["g_csrf_token"]?.value, !cookie.isEmpty,
+        guard let cookie = request.cookie("g_csrf_token"), !cookie.isEmpty,
             constantTimeEqual(Array(cookie.utf8), Array(form.csrfToken.utf8))
         else {
             throw APIError(.forbidden, .csrfFailed, "Google's answer did not come from this browser; try again.")

@@ -87,7 +87,7 @@ struct PasskeyPages {
             let credential = try form.decoded(RegistrationResponseJSON.self)
             let user = try await passkeys.signUp(PasskeyRegistrationRequest(credential: credential), client: client)
             return try await web.signedIn(
-                user, method: .passkey, client: client, deviceFor: pending?.email, presenting: request.cookies[WebVisitor.deviceCookieName]?.value,
+                user, method: .passkey, client: client, deviceFor: pending?.email, presenting: request.cookie(WebVisitor.deviceCookieName),
                 next: pending?.next, replacing: visitor, secondFactor: .passkey)
         } catch let error as any APIErrorConvertible {
             return try await auth.codePage(request, visitor: visitor, error: error.apiError)

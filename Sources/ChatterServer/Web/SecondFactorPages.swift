@@ -37,7 +37,7 @@ struct SecondFactorPages {
     }
 
     func page(_ request: Request, visitor: WebVisitor, next: String?, error: APIError? = nil) throws -> Response {
-        guard request.cookies[Self.cookieName] != nil else { return WebSessions.redirect(to: "/auth") }
+        guard request.cookie(Self.cookieName) != nil else { return WebSessions.redirect(to: "/auth") }
         let page = CodePage(
             frame: pages.frame("Two-step sign-in", visitor, error: error?.body.message), next: next.flatMap(WebSessions.sameSitePath),
             rememberDays: signIn.rememberDevice > 0 ? Int(signIn.rememberDevice / 86_400) : nil)
@@ -55,13 +55,13 @@ struct SecondFactorPages {
     func complete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try context.requireVisitor()
         let form = try await web.form(CodeForm.self, for: .secondStep, request, context, visitor: visitor)
-        guard let token = request.cookies[Self.cookieName]?.value else { return WebSessions.redirect(to: "/auth") }
+        guard let token = request.cookie(Self.cookieName) else { return WebSessions.redirect(to: "/auth") }
         let client = context.client(request)
         do {
             let (step, user, factor) = try await signIn.secondFactors.complete(token: token, code: form.code, client: client)
             var response = try await web.signedIn(
                 user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email,
-                presenting: request.cookies[WebVisitor.deviceCookieName]?.value, next: form.next, replacing: visitor, secondFactor: factor,
+                presenting: request.cookie(WebVisitor.deviceCookieName), next: form.next, replacing: visitor, secondFactor: factor,
                 rememberDevice: form.remember == "on")
             response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.cookieName)))
             return response

@@ -22,10 +22,10 @@ struct WebVisitor: Sendable {
     var csrf: FormTokens { FormTokens(browserID: browserID) }
 
     static func of(_ request: Request, sessions: SessionService) async throws -> WebVisitor {
-        let existing = request.cookies[browserCookieName]?.value
+        let existing = request.cookie(browserCookieName)
         let valid = existing.flatMap { $0.utf8.count == 43 ? $0 : nil }
         var session: AuthenticatedSession?
-        if let token = request.cookies[SessionAuthenticator.cookieName]?.value, !token.isEmpty, token.utf8.count <= 128,
+        if let token = request.cookie(SessionAuthenticator.cookieName), !token.isEmpty, token.utf8.count <= 128,
             case .valid(let found) = try await sessions.authenticate(token)
         {
             session = found

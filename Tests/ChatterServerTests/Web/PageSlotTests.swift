@@ -1,0 +1,34 @@
+import Hummingbird
+import Testing
+
+@testable import ChatterServer
+
+/// A page takes its slot's HTML in place of the first marker, joined as bytes (`PageSlot.body(filling:)`),
+/// and a page's CSRF tokens all start from one key (`FormTokens`).
+@Suite struct PageSlotTests {
+    static func text(_ buffer: ByteBuffer) -> String { String(buffer: buffer) }
+
+    @Test func theSlotTakesThePlaceOfTheFirstMarkerOnly() {
+        let slot = PageSlot(name: "chatts", html: "<li>é 😀</li>")
+        #expect(Self.text(slot.body(filling: "<p>ünï</p><!--chatts--><p>after</p>")) == "<p>ünï</p><li>é 😀</li><p>after</p>")
+        #expect(Self.text(slot.body(filling: "<!--chatts-->")) == "<li>é 😀</li>")
+        #expect(Self.text(slot.body(filling: "<!--chatts--><!--chatts-->")) == "<li>é 😀</li><!--chatts-->")
+        #expect(Self.text(slot.body(filling: "a<!--chatts")) == "a<!--chatts", "a marker cut short is no marker")
+        #expect(Self.text(slot.body(filling: "<!--other-->")) == "<!--other-->")
+        #expect(Self.text(slot.body(filling: "")) == "")
+        #expect(Self.text(slot.body(filling: "<!--<!--chatts-->")) == "<!--<li>é 😀</li>", "a false start is stepped over")
+    }
+
+    @Test func eachActionsTokenFromThePagesKeyIsTheTokenItsFormAccepts() {
+        let browser = SessionToken.generate().secret
+        let tokens = FormTokens(browserID: browser)
+        for action in FormAction.allCases {
+            let expected = action.isDestructive ? "" : action.csrfToken(forBrowser: browser)
+            #expect(tokens.child(named: action.name) as? String == expected, "\(action)")
+            #expect(tokens.child(named: action.name) as? String == expected, "asked again: \(action)")
+        }
+        #expect(tokens.child(named: "nothing") as? String == "")
+        #expect(FormTokens(browserID: nil).child(named: FormAction.post.name) as? String == "")
+        #expect(FormTokens(browserID: "another").child(named: FormAction.post.name) as? String != tokens.child(named: FormAction.post.name) as? String)
+    }
+}

@@ -41,7 +41,12 @@ enum FormAction: String, CaseIterable, Sendable {
 
     /// Changes that cannot be taken back at a click: their tokens are rendered only by their own
     /// confirmation page, never through `frame.csrf`.
-    var isDestructive: Bool { [.deleteAccount, .disableAccount, .deleteOtherAccount].contains(self) }
+    var isDestructive: Bool {
+        switch self {
+        case .deleteAccount, .disableAccount, .deleteOtherAccount: true
+        default: false
+        }
+    }
 
     /// The case's name: what templates write after `frame.csrf.`.
     var name: String { String(describing: self) }

@@ -226,6 +226,26 @@ import Testing
         }
     }
 
+    /// A row another program damaged (SQLite keeps any text in a TEXT column): the rows before it are handed
+    /// over as the statement steps, then the damage is thrown, not skipped and not a trap.
+    @Test func aChattThatDoesNotReadStopsTheListWithAnError() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir + "/chatterd.sqlite"
+            let store = try await SQLiteStore.open(path: path)
+            let chatts = (0..<3).map { Chatt(name: "Ada", message: "m\($0)", time: now.addingTimeInterval(Double($0)), userID: nil) }
+            for chatt in chatts { try await store.addChatt(chatt) }
+            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            _ = try await raw.query("UPDATE chatts SET id = 'not-a-uuid' WHERE id = ?", [.text(chatts[1].id.text)])
+            try await raw.close()
+
+            let handed = Collected<Chatt>()
+            await #expect(throws: StoreError.corruptRow("id is not a UUID")) { try await store.forEachChatt { handed.append($0) } }
+            #expect(handed.values == [chatts[0], chatts[2]], "the rows that read were handed over, in order")
+            await #expect(throws: StoreError.corruptRow("id is not a UUID")) { try await store.allChatts() }
+            try await store.close()
+        }
+    }
+
     @Test func newerSchemaIsRefused() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/chatterd.sqlite"

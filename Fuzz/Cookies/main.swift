@@ -25,10 +25,25 @@ func checkSameSite(_ candidate: String) {
     }
 }
 
-/// Whether one of the request's Cookie fields holds `pair`'s bytes: compared as bytes, since a combining mark
-/// after `;` joins it into one `Character` that a `String` search would not split.
-func holds(_ request: Request, _ pair: String) -> Bool {
-    request.headers[values: .cookie].contains { Array($0.utf8).firstRange(of: Array(pair.utf8)) != nil }
+/// Whether one of the request's Cookie fields holds `name=value` as a whole pair: at the field's start or
+/// after a `;` and any spaces and tabs, with no `;` in the value, and a `;` or the field's end after it.
+/// Compared as bytes, since a combining mark after `;` joins it into one `Character`.
+func holds(_ request: Request, name: String, value: String) -> Bool {
+    let pair = Array((name + "=" + value).utf8)
+    guard !value.utf8.contains(UInt8(ascii: ";")) else { return false }
+    return request.headers[values: .cookie].contains { field in
+        let bytes = Array(field.utf8)
+        var start = 0
+        while start <= bytes.count {
+            var first = start
+            while first < bytes.count, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+            let end = first + pair.count
+            if end <= bytes.count, Array(bytes[first..<end]) == pair, end == bytes.count || bytes[end] == UInt8(ascii: ";") { return true }
+            guard let next = bytes[start...].firstIndex(of: UInt8(ascii: ";")) else { return false }
+            start = next + 1
+        }
+        return false
+    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -47,10 +62,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let cookie = request.cookie(SessionAuthenticator.cookieName)
     if let cookie {
         invariant(!cookie.isEmpty, "an empty session cookie was read as a cookie")
-        let pair = SessionAuthenticator.cookieName + "=" + cookie
         invariant(
-            holds(request, pair),
-            "cookie(\(SessionAuthenticator.cookieName)) returned \(cookie.debugDescription), which no field holds after its name")
+            holds(request, name: SessionAuthenticator.cookieName, value: cookie),
+            "cookie(\(SessionAuthenticator.cookieName)) returned \(cookie.debugDescription), which no field holds as a whole pair")
     }
     // With no Authorization header, the credentials are the session cookie's value, when it has one.
     if let (token, viaCookie) = SessionAuthenticator.credentials(in: request) {
@@ -65,8 +79,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         for name in [name, name.trimmingCharacters(in: .whitespaces)] {
             if let value = CookieHeader.value(named: name, in: request.headers) {
                 invariant(
-                    holds(request, name + "=" + value),
-                    "value(named: \(name.debugDescription)) returned \(value.debugDescription), which no field holds after that name")
+                    holds(request, name: name, value: value),
+                    "value(named: \(name.debugDescription)) returned \(value.debugDescription), which no field holds as a whole pair")
             }
             _ = request.cookies[name]?.value
         }

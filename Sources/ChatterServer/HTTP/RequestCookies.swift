@@ -14,13 +14,17 @@ extension Request {
 ///
 /// Hummingbird's `request.cookies[name]` walks the fields by `Character` and builds a `Cookie` with its
 /// properties for every name asked: about 55,000 instructions a name, and every page asks for two
-/// (BENCHMARKS.md, 2026-11-27, third session). Here a field is split at `;` (RFC 6265 §5.4:
-/// `cookie-pair *( ";" SP cookie-pair )`), the spaces and tabs before a name are skipped, the name is
-/// everything up to the first `=`, compared byte for byte, and the value everything after it (RFC 6265
-/// §5.2's reading of a pair). Hummingbird reads every ASCII pair with a name and a value the same (a test
-/// compares the two); it differs where it strays from the RFC (an empty value is no cookie, `==` is `=`)
-/// and on other bytes, where this one is the stricter: a combining mark after `;` does not hide the boundary,
-/// and only ASCII space and tab count as space.
+/// (BENCHMARKS.md, 2026-11-27, third session). Here a field is split at `;` (the `cookie-string` of RFC 6265
+/// §4.2.1 is `cookie-pair *( ";" SP cookie-pair )`), the spaces and tabs before a name are skipped, the name
+/// is everything up to the first `=`, compared byte for byte, and the value everything after it: §5.2's
+/// reading of a pair without its trimming, as Hummingbird read it. Hummingbird reads every ASCII pair with a
+/// name and a value the same (a test compares the two); it differs where it strays from the RFC (an empty
+/// value is no cookie, `==` is `=`) and on other bytes, where this one is the stricter:
+/// - only ASCII space and tab are skipped before a name. Hummingbird skipped any Unicode space, so a cookie
+///   named `U+00A0` + `__Host-chatter-session`, which a sibling subdomain may set (browsers hold only names
+///   that start with `__Host-` to that prefix's rules) and a longer path sends first, was read as the session
+///   cookie: a session fixed by another site. Here it is a cookie of another name.
+/// - a combining mark after `;` does not hide the boundary.
 enum CookieHeader {
     static func value(named name: String, in fields: HTTPFields) -> String? {
         for field in fields where field.name == .cookie {

@@ -345,7 +345,10 @@ public protocol ChattRepository: Sendable {
     /// Throws `StoreError.userGone` when the author was deleted meanwhile.
     func addChatt(_ chatt: Chatt) async throws
     /// Every chatt, oldest first, handed to `body` one at a time as the database reads them, so a long
-    /// timeline is never held whole (`allChatts()` collects them).
+    /// timeline is never held whole (`allChatts()` collects them). A row that does not read as a chatt
+    /// throws `StoreError.corruptRow`: PostgreSQL's at once; SQLite's once the statement is done, after the
+    /// rows that do read (sqlite-nio cannot stop a statement from its callback). Either way the caller gets
+    /// the error, never a shorter list.
     func forEachChatt(_ body: @escaping @Sendable (Chatt) -> Void) async throws
     /// Newest first, strictly older than the chatt `before` (by id) when given.
     func chatts(before: UUID?, limit: Int) async throws -> [Chatt]

@@ -226,9 +226,10 @@ import Testing
         }
     }
 
-    /// A row another program damaged (SQLite keeps any text in a TEXT column): the rows before it are handed
-    /// over as the statement steps, then the damage is thrown, not skipped and not a trap.
-    @Test func aChattThatDoesNotReadStopsTheListWithAnError() async throws {
+    /// A row another program damaged (SQLite keeps any text in a TEXT column). sqlite-nio steps the statement
+    /// to its end whatever the callback does, so every row that reads is handed over and the damage is thrown
+    /// once the statement is done: an error, not a silently shorter list and not a trap.
+    @Test func aChattThatDoesNotReadIsThrownOnceTheOtherRowsAreHandedOver() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/chatterd.sqlite"
             let store = try await SQLiteStore.open(path: path)

@@ -1,3 +1,4 @@
+import Crypto
 import Hummingbird
 import Testing
 
@@ -23,7 +24,10 @@ import Testing
         let browser = SessionToken.generate().secret
         let tokens = FormTokens(browserID: browser)
         for action in FormAction.allCases {
-            let expected = action.isDestructive ? "" : action.csrfToken(forBrowser: browser)
+            // Written out as swift-crypto's one-shot HMAC, so a change to the key or message cannot pass unseen.
+            let oneShot = HMAC<SHA256>.authenticationCode(for: Array("chatterd form\n\(action.rawValue)".utf8), using: SymmetricKey(data: Array(browser.utf8)))
+            #expect(action.csrfToken(forBrowser: browser) == Hex.encode(oneShot))
+            let expected = action.isDestructive ? "" : Hex.encode(oneShot)
             #expect(tokens.child(named: action.name) as? String == expected, "\(action)")
             #expect(tokens.child(named: action.name) as? String == expected, "asked again: \(action)")
         }

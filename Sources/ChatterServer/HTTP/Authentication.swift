@@ -32,7 +32,7 @@ struct SessionAuthenticator: AuthenticatorMiddleware {
             if parts.count == 2, parts[0].lowercased() == "bearer" { return (String(parts[1]).trimmingCharacters(in: .whitespaces), false) }
             return nil
         }
-        if let cookie = request.cookie(cookieName), !cookie.isEmpty { return (cookie, true) }
+        if let cookie = request.cookie(cookieName) { return (cookie, true) }
         return nil
     }
 

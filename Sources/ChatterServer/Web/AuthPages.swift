@@ -274,7 +274,7 @@ struct AuthPages {
         guard let form = try? URLEncodedFormDecoder().decode(GoogleForm.self, from: String(buffer: buffer)) else {
             throw APIError(.badRequest, .invalidForm, "Google's answer was incomplete; try again.")
         }
-        guard let cookie = request.cookie("g_csrf_token"), !cookie.isEmpty,
+        guard let cookie = request.cookie("g_csrf_token"),
             constantTimeEqual(Array(cookie.utf8), Array(form.csrfToken.utf8))
         else {
             throw APIError(.forbidden, .csrfFailed, "Google's answer did not come from this browser; try again.")

@@ -25,7 +25,7 @@ struct WebVisitor: Sendable {
         let existing = request.cookie(browserCookieName)
         let valid = existing.flatMap { $0.utf8.count == 43 ? $0 : nil }
         var session: AuthenticatedSession?
-        if let token = request.cookie(SessionAuthenticator.cookieName), !token.isEmpty, token.utf8.count <= 128,
+        if let token = request.cookie(SessionAuthenticator.cookieName), token.utf8.count <= 128,
             case .valid(let found) = try await sessions.authenticate(token)
         {
             session = found

@@ -34,8 +34,8 @@ enum CookieHeader {
     }
 
     static func value(named name: String, inField field: String) -> String? {
-        if let found = field.utf8.withContiguousStorageIfAvailable({ value(named: name, in: $0) }) { return found }
-        return Array(field.utf8).withUnsafeBufferPointer { value(named: name, in: $0) }
+        var field = field
+        return field.withUTF8 { value(named: name, in: $0) }
     }
 
     private static func value(named name: String, in bytes: UnsafeBufferPointer<UInt8>) -> String? {

@@ -157,13 +157,14 @@ struct PageSlot {
         return page.withUTF8 { bytes in
             var body = ByteBuffer()
             body.reserveCapacity(bytes.count + html.utf8.count)
-            guard let at = Self.firstIndex(of: Array(marker.utf8), in: bytes) else {
+            let needle = Array(marker.utf8)
+            guard let at = Self.firstIndex(of: needle, in: bytes) else {
                 body.writeBytes(bytes)
                 return body
             }
             body.writeBytes(UnsafeBufferPointer(rebasing: bytes[..<at]))
             body.writeString(html)
-            body.writeBytes(UnsafeBufferPointer(rebasing: bytes[(at + marker.utf8.count)...]))
+            body.writeBytes(UnsafeBufferPointer(rebasing: bytes[(at + needle.count)...]))
             return body
         }
     }

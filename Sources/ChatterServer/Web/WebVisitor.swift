@@ -18,9 +18,6 @@ struct WebVisitor: Sendable {
 
     var browserCookie: String { WebCookie.make(Self.browserCookieName, browserID, maxAge: 400 * 86_400) }
 
-    /// The tokens this browser's pages put in their forms, one per action.
-    var csrf: FormTokens { FormTokens(browserID: browserID) }
-
     static func of(_ request: Request, sessions: SessionService) async throws -> WebVisitor {
         let existing = request.cookie(browserCookieName)
         let valid = existing.flatMap { $0.utf8.count == 43 ? $0 : nil }

@@ -25,7 +25,7 @@ struct AccountService: Sendable {
     }
 
     func isOperator(_ user: User) async throws -> Bool {
-        try await store.account(id: user.id)?.isAdmin == true
+        try await store.isAdmin(userID: user.id)
     }
 
     func signOut(_ session: AuthenticatedSession, everywhere: Bool, client: ClientInfo) async throws {

@@ -87,7 +87,7 @@ public struct AdminService: Sendable {
     /// `user`, when an operator has marked their account; `Failure.notAnOperator` otherwise. Read from the
     /// database every time (no cache holds it), so revoking operator rights takes effect at once.
     func requireOperator(_ user: User) async throws {
-        guard try await store.account(id: user.id)?.isAdmin == true else { throw Failure.notAnOperator }
+        guard try await store.isAdmin(userID: user.id) else { throw Failure.notAnOperator }
     }
 
     /// The account `id` for operator `actor` to change: never their own.

@@ -330,6 +330,9 @@ public protocol AdminRepository: Sendable {
     /// first, at most `limit`.
     func findAccounts(matching text: String?, limit: Int) async throws -> [AccountRecord]
     func account(id: UUID) async throws -> AccountRecord?
+    /// Whether the account exists and an operator has marked it: the one column the account page and every
+    /// admin request need, read without the account's other columns and its emails.
+    func isAdmin(userID: UUID) async throws -> Bool
     /// The accounts with an identity that verified `email` (ignoring case), oldest first: administration acts
     /// on an address only for the account that proved it, never for one that merely claimed it.
     func accounts(withEmail email: String) async throws -> [AccountRecord]

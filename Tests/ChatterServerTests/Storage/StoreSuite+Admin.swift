@@ -97,12 +97,17 @@ extension StoreSuite {
             #expect(try await store.accounts(withEmail: "ada@work.example").map(\.user.id) == [ada.id])
             #expect(try await store.accounts(withEmail: "nobody@example.com").isEmpty)
 
+            #expect(try await !store.isAdmin(userID: ada.id))
             #expect(try await store.setAdmin(true, userID: ada.id))
             #expect(try await store.account(id: ada.id)?.isAdmin == true)
+            #expect(try await store.isAdmin(userID: ada.id))
             #expect(try await store.account(id: bob.id)?.isAdmin == false)
+            #expect(try await !store.isAdmin(userID: bob.id))
             #expect(try await store.setAdmin(false, userID: ada.id))
             #expect(try await store.account(id: ada.id)?.isAdmin == false)
+            #expect(try await !store.isAdmin(userID: ada.id))
             #expect(try await !store.setAdmin(true, userID: UUID()))
+            #expect(try await !store.isAdmin(userID: UUID()))
         }
     }
 

@@ -45,6 +45,18 @@ import Testing
         #expect("\"\u{301}".count == 1 && "\"\u{301}".first != "\"")
     }
 
+    /// A `String` is a `MustacheCustomRenderable` (`TemplateFields.swift`), so swift-mustache stops its casts
+    /// there: each way a template reads a string still writes the string, escaped by `HTMLText`.
+    @Test func aStringRendersAsItselfEscapedWhicheverWayATemplateReadsIt() throws {
+        _ = WebPages(policy: WebPolicy())  // registers HTMLText
+        let template = try MustacheTemplate(string: HTMLText.pragma + "{{v}}|{{#v}}{{.}}{{/v}}|{{^v}}none{{/v}}|{{{v}}}")
+        for value in Self.adversarial + ["", "plain"] {
+            let escaped = HTMLText.escape(value)
+            #expect(template.render(["v": value]) == "\(escaped)|\(escaped)||\(value)", "\(value.debugDescription)")
+        }
+        #expect(template.render([String: String]()) == "||none|", "no value")
+    }
+
     @Test func labelsAreCleanedOfControlFormatAndLeadingCombiningCharacters() {
         #expect(DisplayText.clean("\u{301}\u{300}Ada") == "Ada")
         #expect(DisplayText.clean("Ada\u{202E}gnp.exe\u{202C}") == "Adagnp.exe")

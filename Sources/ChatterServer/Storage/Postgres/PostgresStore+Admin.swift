@@ -24,6 +24,10 @@ extension PostgresStore {
         try await rows("SELECT \(unescaped: Self.accountColumns) FROM users u WHERE u.id = \(id)", keepsSessionCache: true).first.map(AccountRecord.init(row:))
     }
 
+    public func isAdmin(userID: UUID) async throws -> Bool {
+        try await rows("SELECT is_admin FROM users WHERE id = \(userID)", keepsSessionCache: true).first?.value("is_admin") ?? false
+    }
+
     public func accounts(withEmail email: String) async throws -> [AccountRecord] {
         try await rows(
             """

@@ -23,6 +23,10 @@ extension SQLiteStore {
         try await reader.query("SELECT \(Self.accountColumns) FROM users u WHERE u.id = ?", [.uuid(id)]).first.map(AccountRecord.init(row:))
     }
 
+    public func isAdmin(userID: UUID) async throws -> Bool {
+        try await reader.query("SELECT is_admin FROM users WHERE id = ?", [.uuid(userID)]).first?.column("is_admin")?.bool == true
+    }
+
     public func accounts(withEmail email: String) async throws -> [AccountRecord] {
         try await reader.query(
             """

@@ -158,6 +158,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
                 .product(name: "Mustache", package: "swift-mustache", condition: server),
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                // For the TLS listener's handshakes only (TLSVersionTests).
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
                 .product(name: "Metrics", package: "swift-metrics", condition: server),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: server),
             ],

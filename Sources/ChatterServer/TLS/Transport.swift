@@ -32,7 +32,9 @@ public struct PreparedTransport: Sendable {
         let pin = try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8))
         let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-        let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        // SwiftNIO SSL's server default still accepts TLS 1.0; RFC 8996 forbids 1.0 and 1.1.
+        tls.minimumTLSVersion = .tlsv12
         return PreparedTransport(
             server: try .tls(http1, tlsConfiguration: tls), scheme: "https",
             notes: ["certificate: \(certificatePath)\(note)", "public key pin (SHA-256 SPKI): \(pin)"])

@@ -105,6 +105,50 @@ import Testing
         }
     }
 
+    /// Everything `connection` sends until it closes or stays silent for `seconds`.
+    static func answer(_ connection: RawConnection, within seconds: Double = 5) async -> String {
+        var text = ""
+        while let bytes = await connection.read(within: seconds), !bytes.isEmpty { text += String(decoding: bytes, as: UTF8.self) }
+        return text
+    }
+
+    /// Threat model, Listener: a head with too many fields, or one field past 80 KiB, is refused with a 4xx
+    /// and its connection closed, and chatterd goes on serving.
+    @Test func hugeOrNumerousHeadersAreRefusedAndTheirConnectionClosed() async throws {
+        try await Harness.run { h async throws in
+            let port = try port(h)
+            let many = (0..<1_100).map { "X-Field-\($0): v\r\n" }.joined()
+            let long = "X-Long: " + String(repeating: "a", count: 100 * 1024) + "\r\n"
+            for (name, fields) in [("1,100 fields", many), ("a 100 KiB field", long)] {
+                let connection = try RawConnection(port: port)
+                connection.send("GET /health HTTP/1.1\r\nHost: chatterd\r\n" + fields + "\r\n")
+                let text = await Self.answer(connection)
+                #expect(text.hasPrefix("HTTP/1.1 4") || text.isEmpty, "\(name): \(text.prefix(40))")
+                #expect(!text.contains("HTTP/1.1 200"), "\(name) was served")
+                #expect(await Self.closed(connection), "\(name): chatterd closed it")
+            }
+            #expect(try await h.get("/health").status == .ok)
+        }
+    }
+
+    /// Threat model, Listener: a request with both `Content-Length` and `Transfer-Encoding`, the way a request
+    /// is smuggled past a proxy that reads the other one, is refused; what its body hides is never served.
+    @Test func aRequestWithBothLengthsIsRefusedAndWhatItHidesIsNeverServed() async throws {
+        try await Harness.run { h async throws in
+            let connection = try RawConnection(port: try port(h))
+            let hidden = "GET /v1/me HTTP/1.1\r\nHost: chatterd\r\n\r\n"
+            let body = "0\r\n\r\n" + hidden
+            connection.send(
+                "POST /v1/auth/refresh HTTP/1.1\r\nHost: chatterd\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n" + body)
+            let text = await Self.answer(connection)
+            #expect(text.hasPrefix("HTTP/1.1 400"), "\(text.prefix(60))")
+            #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer, none for the hidden request: \(text)")
+            #expect(await Self.closed(connection))
+            #expect(try await h.get("/health").status == .ok)
+        }
+    }
+
     /// Whether chatterd closes `connection` within 15 s (its deadlines in these tests are `deadline`).
     static func closed(_ connection: RawConnection) async -> Bool {
         for _ in 0..<15 {

@@ -60,6 +60,30 @@ import Testing
         }
     }
 
+    /// Threat model, Operations: requests are labelled by the route they matched (`NotFound` for none), and
+    /// a method outside llhttp's fixed list is refused as malformed, so neither random paths nor random methods
+    /// add series of their own. (Other tests record into the same registry at the same time, so this looks for
+    /// the marks, not at how many series there are.)
+    @Test func randomPathsAndMethodsAddNoSeriesOfTheirOwn() async throws {
+        try await Harness.run(metrics: Harness.metrics) { h async throws in
+            let marks = (0..<60).map { _ in UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
+            for (index, mark) in marks.enumerated() {
+                _ = try await index.isMultiple(of: 2) ? h.get("/\(mark)/x?\(mark)=1") : h.get("/static/\(mark)")
+            }
+            let port = try #require(URL(string: h.client.baseURL)?.port)
+            for mark in marks.prefix(5) {
+                let connection = try ConnectionLimitTests.RawConnection(port: port)
+                connection.send("M\(mark.uppercased()) /health HTTP/1.1\r\nHost: chatterd\r\n\r\n")
+                let answer = await ConnectionLimitTests.answer(connection)
+                #expect(answer.hasPrefix("HTTP/1.1 400") || answer.isEmpty, "an unknown method: \(answer.prefix(20))")
+            }
+            let after = try await scrape(h).keys
+            #expect(!after.contains { key in marks.contains { key.lowercased().contains($0) } }, "no path or method of these requests became a label")
+            #expect(after.contains(#"http_requests_total{http_route="NotFound",http_request_method="GET",http_response_status_code="404"}"#))
+            #expect(after.contains(#"http_requests_total{http_route="/static/{file}",http_request_method="GET",http_response_status_code="404"}"#))
+        }
+    }
+
     @Test func aTokenLetsAnyoneWithItReadAndNoOneElse() async throws {
         let token = "scrape-token-0123456789"
         try await Harness.run(metrics: Harness.metrics, configure: { $0.metricsToken = token }) { h async throws in

@@ -35,6 +35,37 @@ import Testing
         }
     }
 
+    /// Threat model, Operations: `/static/:file` looks the name up in the table loaded at start, so no
+    /// spelling of a path outside it (encoded dots and slashes, a NUL, a case change, a template) opens a file.
+    @Test func staticFilesComeOnlyFromTheTableLoadedAtStart() async throws {
+        try await Harness.run { h async throws in
+            #expect(try await h.get("/static/chatter.css").status == .ok)
+            for path in [
+                "/static/..%2F..%2FPackage.swift", "/static/%2e%2e%2fPackage.swift", "/static/..%5C..%5CPackage.swift", "/static/../../Package.swift",
+                "/static/chatter.css%00.png", "/static/CHATTER.CSS", "/static/chatter.css%2F", "/static/%2Fetc%2Fpasswd", "/static/account.mustache",
+                "/static/templates%2Flayout.mustache", "/static/", "/static/.",
+            ] {
+                let response = try await h.get(path)
+                #expect(response.status == .notFound, "\(path): \(response.status)")
+                #expect(!String(buffer: response.body).contains("swift-tools-version") && !String(buffer: response.body).contains("{{"), "\(path)")
+            }
+        }
+    }
+
+    /// Threat model, Web pages: `?notice=` names one of a closed set of notices; any other text shows nothing.
+    @Test func aLinkCannotPutWordsOnAPage() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            let known = WebBrowser.text(try await browser.get("/?notice=\(Notice.signedOut.rawValue)"))
+            #expect(known.contains(Notice.signedOut.text))
+            for words in ["Your%20account%20is%20locked.%20Call%20555-0100", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "signed-out%20", "SIGNED-OUT", "text"] {
+                let html = WebBrowser.text(try await browser.get("/?notice=\(words)"))
+                #expect(!html.contains("class=\"notice\""), "\(words)")
+                #expect(!html.contains("555-0100") && !html.contains("<script>alert"), "\(words)")
+            }
+        }
+    }
+
     @Test func anOperatorMayLetAnAppsOriginFrameThePages() async throws {
         try await Harness.run(configure: { $0.webFrameAncestors = ["https://app.example.com"] }) { h async throws in
             var browser = WebBrowser(h)
@@ -160,6 +191,27 @@ import Testing
             #expect(try await h.store.sessionCount() == sessions)
             #expect(try await victim.post("/auth/code", [("purpose", "signin"), ("email", "victim@example.com")], csrf: "guess").status == .forbidden)
             #expect(h.mail.count(to: "victim@example.com") == 0)
+        }
+    }
+
+    /// Threat model, Web pages: an empty or over-long message gets the page again with a 400 and the draft
+    /// in its box, escaped; nothing is posted.
+    @Test func anEmptyOrOverLongMessageComesBackAsADraftAndPostsNothing() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
+            let long = "<b>\"x\"</b>" + String(repeating: "y", count: 1_000)
+            for message in ["", "   \n ", long] {
+                let page = try await browser.post("/post", [("message", message)], csrf: browser.csrf(.post))
+                #expect(page.status == .badRequest, "\(message.prefix(12).debugDescription)")
+                let html = WebBrowser.text(page)
+                #expect(html.contains("class=\"error\""), "the page says what is wrong")
+                if message == long {
+                    #expect(html.contains("&lt;b&gt;&quot;x&quot;&lt;/b&gt;yyy"), "the draft is kept, escaped")
+                    #expect(!html.contains("<b>\"x\"</b>"))
+                }
+            }
+            #expect(try await h.store.chattCount() == 0)
         }
     }
 

@@ -67,6 +67,24 @@ import Testing
         }
     }
 
+    /// Threat model, Passwords: over 1,024 bytes is refused before any hashing. The hasher here has a pool
+    /// that never started, so a request that reached it fails with a 5xx; a 4xx means no hash was asked for.
+    @Test func hugePasswordsAreRefusedBeforeAnyHashing() async throws {
+        let neverStarted = NIOThreadPool(numberOfThreads: 1)
+        try await Harness.run(hasher: PasswordHasher(cost: 4, pool: neverStarted)) { h async throws in
+            let huge = String(repeating: "ä", count: 513)  // 513 characters, 1,026 bytes
+            let code = try await h.requestCode("ada@example.com")
+            let signUp = try await h.post(NativePath.passwordSignUp, PasswordSignUpRequest(email: "ada@example.com", code: code, password: huge))
+            #expect(signUp.status == .badRequest)
+            #expect(try h.error(signUp).error == "weak_password" && h.error(signUp).message.contains("at most"))
+            #expect(try await h.store.userCount() == 0)
+            for password in [huge, String(repeating: "x", count: 60_000)] {
+                #expect(try await signIn(h, password, email: "nobody@example.com") == 401)
+            }
+            #expect(try await signIn(h, Self.good, email: "nobody@example.com") >= 500, "a password within the limit is hashed (against the decoy)")
+        }
+    }
+
     @Test func passwordsSharingTheirFirst72BytesAreToldApart() async throws {
         try await Harness.run { h async throws in
             let prefix = String(repeating: "a", count: 72)

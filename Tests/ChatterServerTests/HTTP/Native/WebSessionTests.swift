@@ -1,5 +1,6 @@
 import ChatterWire
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Testing
 
@@ -45,6 +46,24 @@ import Testing
             withToken[SessionAuthenticator.csrfHeader] = csrf
             #expect(try await h.post(NativePath.chatts, json: #"{"message":"hi"}"#, headers: withToken).status == .created)
             #expect(try await h.store.chattCount() == 1)
+        }
+    }
+
+    /// Threat model, Web session hand-off: another site's script can ask for `…/csrf` with the visitor's
+    /// cookie, but without CORS headers the browser never lets it read the token, and a preflight grants nothing.
+    @Test func anotherSiteCannotReadTheCookieSessionsCSRFToken() async throws {
+        try await Harness.run { h async throws in
+            let (value, _) = try await cookie(h)
+            var crossSite: HTTPFields = [.cookie: "\(SessionAuthenticator.cookieName)=\(value)", .origin: "https://evil.example"]
+            let answer = try await h.get(NativePath.webSession + "/csrf", headers: crossSite)
+            #expect(answer.status == .ok, "the server answers; the browser withholds the answer from the other site")
+            crossSite[HTTPField.Name("Access-Control-Request-Method")!] = "GET"
+            crossSite[HTTPField.Name("Access-Control-Request-Headers")!] = SessionAuthenticator.csrfHeader.rawName
+            let preflight = try await h.client.execute(uri: NativePath.webSession + "/csrf", method: .options, headers: crossSite)
+            for response in [answer, preflight] {
+                let cors = response.headers.filter { $0.name.canonicalName.hasPrefix("access-control-") }
+                #expect(cors.isEmpty, "\(response.status): \(cors)")
+            }
         }
     }
 

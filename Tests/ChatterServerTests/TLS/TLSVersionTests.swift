@@ -1,0 +1,89 @@
+import ChatterTestSupport
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Testing
+
+@testable import ChatterServer
+
+/// The TLS listener chatterd serves (`PreparedTransport`) negotiates TLS 1.2 and 1.3 only: RFC 8996
+/// forbids 1.0 and 1.1, which SwiftNIO SSL's server default still accepts.
+@Suite struct TLSVersionTests {
+    @Test func theListenerRefusesTLS1_0And1_1AndAcceptsTLS1_2And1_3() async throws {
+        try await withTemporaryDirectory { dir in
+            var config = ServerConfiguration()
+            config.dataDirectory = dir
+            let transport = try PreparedTransport.prepare(config)
+            var logger = Logger(label: "tls-version-test")
+            logger.logLevel = .critical
+            let router = Router()
+            router.get("health") { _, _ in "ok" }
+            try await LiveService.run(
+                logger: logger,
+                { onServerRunning in
+                    Application(
+                        router: router, server: transport.server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: onServerRunning, logger: logger)
+                }
+            ) { port in
+                for version in [TLSVersion.tlsv1, .tlsv11, .tlsv12, .tlsv13] {
+                    let answered = try await Self.handshake(port: port, version: version)
+                    #expect(answered == (version == .tlsv12 || version == .tlsv13), "\(version)")
+                }
+            }
+        }
+    }
+
+    /// Whether a client offering `version` alone completes a handshake with the listener on `port` and gets
+    /// an answer to `GET /health` through it.
+    static func handshake(port: Int, version: TLSVersion) async throws -> Bool {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none  // the development certificate; only the version is under test
+        tls.minimumTLSVersion = version
+        tls.maximumTLSVersion = version
+        let context = try NIOSSLContext(configuration: tls)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let outcome = group.next().makePromise(of: Bool.self)
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHandler(HealthExchange(outcome: outcome))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        let answered = try await outcome.futureResult.get()
+        try? await channel.close()
+        return answered
+    }
+
+    /// Asks for `/health` once the channel is active (the TLS handler holds the bytes until its handshake
+    /// ends); succeeds `outcome` with true on a 200, false on an error or a connection closed without one.
+    final class HealthExchange: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let outcome: EventLoopPromise<Bool>
+        var received = ""
+        init(outcome: EventLoopPromise<Bool>) { self.outcome = outcome }
+
+        func channelActive(context: ChannelHandlerContext) {
+            let request = ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            context.writeAndFlush(wrapOutboundOut(request), promise: nil)
+            context.fireChannelActive()
+        }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            received += String(buffer: unwrapInboundIn(data))
+            if received.hasPrefix("HTTP/1.1 200") { outcome.succeed(true) }
+        }
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            outcome.succeed(false)
+            context.close(promise: nil)
+        }
+        func channelInactive(context: ChannelHandlerContext) {
+            outcome.succeed(false)
+            context.fireChannelInactive()
+        }
+    }
+}

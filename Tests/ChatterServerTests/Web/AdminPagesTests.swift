@@ -103,6 +103,24 @@ import Testing
         }
     }
 
+    /// Threat model, Admin pages: the search text and the audit filters are cut (200 characters, dates 40)
+    /// before they reach the store or the page; a huge one gets the page, with a 400 where a filter is wrong.
+    @Test func hugeSearchesAndFiltersAreCutBeforeTheyAreUsed() async throws {
+        try await Harness.run { h async throws in
+            var (browser, _, _, _) = try await signedInOperator(h)
+            let huge = String(repeating: "a", count: 5_000)
+            let list = try await browser.get("/admin?q=\(huge)")
+            #expect(list.status == .ok)
+            #expect(WebBrowser.text(list).contains("value=\"\(String(repeating: "a", count: 200))\""), "the box shows the 200 used")
+            #expect(!WebBrowser.text(list).contains(String(repeating: "a", count: 201)))
+            let audit = try await browser.get("/admin/audit?user=\(huge)&since=\(huge)&until=\(huge)")
+            #expect(audit.status == .badRequest, "the filters' page, saying what is wrong with them")
+            let html = WebBrowser.text(audit)
+            #expect(html.contains("value=\"\(String(repeating: "a", count: 200))\"") && !html.contains(String(repeating: "a", count: 201)))
+            #expect(html.contains("since is not a date") && html.contains("until is not a date"))
+        }
+    }
+
     @Test func theAuditLogPageFiltersByAccountKindAndTime() async throws {
         try await Harness.run { h async throws in
             var (browser, _, _, memberID) = try await signedInOperator(h)

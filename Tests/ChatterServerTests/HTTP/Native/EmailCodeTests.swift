@@ -1,5 +1,9 @@
 import ChatterWire
+import Crypto
 import Foundation
+import NIOPosix
+import SQLiteNIO
+import Synchronization
 import Testing
 
 @testable import ChatterServer
@@ -99,6 +103,51 @@ import Testing
             #expect(h.mail.count(to: "known@example.com") == 1)
             #expect(h.mail.count(to: "nobody@example.com") == 1)
         }
+    }
+
+    /// Threat model, Email codes: a code is kept only as SHA-256 of its address and itself, so it is never
+    /// in the database as it was sent, and redeemed for another address it matches nothing. (Someone who
+    /// can read the database can still find a live code by trying all 10^6: the hash keeps codes out of
+    /// the file and its backups as text, nothing more.)
+    @Test func aCodeIsStoredOnlyAsAHashBoundToItsAddress() async throws {
+        try await Harness.run { h async throws in
+            let code = try await h.requestCode("ada@example.com")
+            let db = try await SQLiteConnection.open(storage: .file(path: h.databasePath))
+            let rows = try await db.query("SELECT * FROM email_codes")
+            try await db.close()
+            try #require(rows.count == 1)
+            let stored = Array(rows[0].column("code_hash")?.blob?.readableBytesView ?? [])
+            #expect(stored == Array(SHA256.hash(data: Array("ada@example.com\n\(code)".utf8))))
+            for column in rows[0].columns {
+                let text = column.data.string ?? column.data.blob.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? ""
+                #expect(!text.contains(code), "\(column.name) holds the code as sent")
+            }
+            _ = try await h.requestCode("bob@example.com")
+            let crossed = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "bob@example.com", code: code))
+            #expect(crossed.status == .unauthorized, "ada's code is not bob's")
+            #expect(try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "ada@example.com", code: code)).status == .ok)
+        }
+    }
+
+    /// Threat model, Mail: a delivery that fails (here an SMTP server that refuses the connection) is logged,
+    /// and the answer is the one a delivered code gets, so it tells the client nothing about the mailbox.
+    @Test func aFailedDeliveryLeavesTheAnswerAsItIs() async throws {
+        let answers = Mutex<[String]>([])
+        try await Harness.run { h async throws in
+            let answer = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "ada@example.com"))
+            answers.withLock { $0.append("\(answer.status.code) \(String(buffer: answer.body))") }
+            #expect(h.mail.count(to: "ada@example.com") == 1, "delivered")
+        }
+        let listener = try SilentListener(listening: false)
+        defer { listener.close() }
+        let refusing = try SMTPMailFailureTests.transport(port: listener.port, group: .singleton)
+        try await Harness.run(mailTransport: refusing) { h async throws in
+            let answer = try await h.post(NativePath.emailCode, EmailCodeRequest(email: "ada@example.com"))
+            answers.withLock { $0.append("\(answer.status.code) \(String(buffer: answer.body))") }
+            #expect(h.mail.count(to: "ada@example.com") == 0, "not delivered")
+        }
+        let both = answers.withLock { $0 }
+        #expect(both.count == 2 && both[0] == both[1] && both[0].hasPrefix("2"), "\(both)")
     }
 
     @Test func verifiedAddressJoinsTheGoogleAccountWithThatVerifiedEmail() async throws {

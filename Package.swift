@@ -145,8 +145,11 @@ let package = Package(
             dependencies: [
                 "ChatterServer",
                 "ChatterTestSupport",
-                // For ChildProcess only: the rendering tests hand pages to Python's HTML parser.
+                // For ChildProcess only: the rendering tests hand pages to Python's HTML parser, and
+                // AdminCommandTests run chatterd.
                 "ChatterKit",
+                // Built before the tests, so AdminCommandTests find it beside the test runner.
+                "chatterd",
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "JWTKit", package: "jwt-kit", condition: server),
                 .product(name: "Crypto", package: "swift-crypto", condition: server),

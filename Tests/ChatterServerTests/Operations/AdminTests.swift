@@ -41,6 +41,28 @@ import Testing
         }
     }
 
+    /// Threat model, chatterd admin: an email that several accounts verified names none of them (the operator
+    /// gives the id instead), and one that an account only claims names nothing.
+    @Test(arguments: StoreBackend.available)
+    func anEmailSeveralAccountsVerifiedNamesNoneOfThem(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let google = "https://accounts.google.com"
+            let one = try await store.signIn(IdentityKey(issuer: google, subject: "1"), "One", email: "shared@example.com", verified: true)
+            let two = try await store.signIn(IdentityKey(issuer: google, subject: "2"), "Two", email: "Shared@Example.com", verified: true)
+            _ = try await store.signIn(IdentityKey(issuer: google, subject: "3"), "Three", email: "claimed@example.com", verified: false)
+            let admin = AdminService(store: store, logger: Logger(label: "admin-test"))
+            do {
+                _ = try await admin.account("shared@example.com")
+                Issue.record("an ambiguous email named an account")
+            } catch AdminService.Failure.ambiguousEmail(_, let ids) {
+                #expect(Set(ids) == [one.id, two.id])
+            }
+            await #expect(throws: AdminService.Failure.self) { try await admin.account("claimed@example.com") }
+            #expect(try await admin.account(one.id.uuidString).user.id == one.id)
+            #expect(try await admin.account(" \(two.id.uuidString) ").user.id == two.id)
+        }
+    }
+
     @Test func auditTimesAreDaysBrowserTimesOrFullISO8601AllUTCUnlessZoned() {
         let utc = { (text: String) in AuditTime.parse(text).map { Int($0.timeIntervalSince1970.rounded()) } }
         #expect(utc("2026-11-25") == 1_795_564_800)

@@ -100,6 +100,33 @@ import Testing
         }
     }
 
+    /// Threat model, Operations: the `--metrics-bind` listener has the main listener's deadlines, so a
+    /// half-sent head, a stalled body or an idle connection is closed there too, and it goes on serving.
+    @Test func theListenerOfItsOwnClosesSlowAndIdleConnectionsAtTheirDeadlines() async throws {
+        var limits = ConnectionLimits()
+        limits.headTimeout = ConnectionLimitTests.deadline
+        limits.bodyTimeout = ConnectionLimitTests.deadline
+        limits.idleTimeout = ConnectionLimitTests.deadline
+        try await LiveService.run({ onServerRunning in
+            ChatterApp.metricsListener(
+                Harness.metrics, host: "127.0.0.1", port: 0, token: nil, limits: limits, onServerRunning: onServerRunning,
+                logger: Logger(label: "metrics-test"))
+        }) { port in
+            let slowloris = try ConnectionLimitTests.RawConnection(port: port)
+            slowloris.send("GET /metrics HTTP/1.1\r\nHost: chatterd\r\nX-Slow: a")
+            let stalled = try ConnectionLimitTests.RawConnection(port: port)
+            stalled.send("POST /metrics HTTP/1.1\r\nHost: chatterd\r\nContent-Length: 100\r\n\r\nab")
+            let idle = try ConnectionLimitTests.RawConnection(port: port)
+            for (name, connection) in [("half-sent head", slowloris), ("stalled body", stalled), ("idle", idle)] {
+                #expect(await ConnectionLimitTests.closed(connection), "\(name): the listener closed it")
+            }
+            let kept = try ConnectionLimitTests.RawConnection(port: port)
+            kept.send("GET /metrics HTTP/1.1\r\nHost: chatterd\r\n\r\n")
+            let answer = try #require(await kept.read(within: 5))
+            #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "and it still serves")
+        }
+    }
+
     @Test func theListenerOfItsOwnServesMetricsToWhoeverReachesItOrToTokenBearers() async throws {
         for token in [nil, "scrape-token-0123456789"] {
             try await LiveService.run({ onServerRunning in

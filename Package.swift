@@ -163,6 +163,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
                 // For the TLS listener's handshakes only (TLSVersionTests).
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
                 .product(name: "Metrics", package: "swift-metrics", condition: server),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: server),
             ],

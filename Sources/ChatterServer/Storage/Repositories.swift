@@ -344,6 +344,13 @@ public protocol AdminRepository: Sendable {
     func setAdmin(_ isAdmin: Bool, userID: UUID) async throws -> Bool
 }
 
+extension AdminRepository {
+    /// For a store of one's own written before `isAdmin(userID:)`: the whole account, read for one column.
+    public func isAdmin(userID: UUID) async throws -> Bool {
+        try await account(id: userID)?.isAdmin == true
+    }
+}
+
 public protocol ChattRepository: Sendable {
     /// Throws `StoreError.userGone` when the author was deleted meanwhile.
     func addChatt(_ chatt: Chatt) async throws

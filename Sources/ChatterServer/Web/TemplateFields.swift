@@ -50,7 +50,7 @@ enum TemplateFieldsCheck {
 /// template, a `MustacheCustomRenderable`, a lambda or an optional, and then calls `String(describing:)`:
 /// four conformance lookups in the Swift runtime for every string on a page. A string stops at the second,
 /// with the same text, escaped the same way (`HTMLText`); `isNull` is false, as for any value but nil.
-/// (`-3.6 %` of the account page's instructions, `-2.5 %` of the timeline's: BENCHMARKS.md.)
+/// (−3.2 % of the account page's instructions, −2.3 % of the signed-out timeline's: BENCHMARKS.md.)
 ///
 /// Retroactive: swift-mustache 2.1.1 declares no conformance of its own for `String`. Should a later version
 /// add one, `RenderingTests.aStringRendersAsItselfEscapedWhicheverWayATemplateReadsIt` still holds every

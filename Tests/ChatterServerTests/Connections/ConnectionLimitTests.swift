@@ -151,9 +151,9 @@ import Testing
         }
     }
 
-    /// Whether chatterd closes `connection` within 20 s (its deadlines in these tests are `deadline`).
-    static func closed(_ connection: RawConnection) async -> Bool {
-        for _ in 0..<20 {
+    /// Whether chatterd closes `connection` within `seconds` (its deadlines in these tests are `deadline`).
+    static func closed(_ connection: RawConnection, within seconds: Int = 20) async -> Bool {
+        for _ in 0..<seconds {
             guard let bytes = await connection.read(within: 1) else { continue }
             if bytes.isEmpty { return true }
         }

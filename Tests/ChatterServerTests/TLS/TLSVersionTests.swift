@@ -1,5 +1,7 @@
 import ChatterTestSupport
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOPosix
@@ -15,25 +17,40 @@ import Testing
         try await withTemporaryDirectory { dir in
             var config = ServerConfiguration()
             config.dataDirectory = dir
-            let transport = try PreparedTransport.prepare(config)
-            var logger = Logger(label: "tls-version-test")
-            logger.logLevel = .critical
-            let router = Router()
-            router.get("health") { _, _ in "ok" }
-            try await LiveService.run(
-                logger: logger,
-                { onServerRunning in
-                    Application(
-                        router: router, server: transport.server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                        onServerRunning: onServerRunning, logger: logger)
-                }
-            ) { port in
+            try await Self.serve(try PreparedTransport.prepare(config).server) { port in
                 for version in [TLSVersion.tlsv1, .tlsv11, .tlsv12, .tlsv13] {
                     let answered = try await Self.handshake(port: port, version: version)
                     #expect(answered == (version == .tlsv12 || version == .tlsv13), "\(version)")
                 }
             }
+            // The control: with SwiftNIO SSL's server default and the same certificate, this client's TLS 1.0
+            // and 1.1 are answered, so the refusals above are the listener's, not the client's.
+            let files = try DevelopmentCertificate.ensure(in: dir, names: [])
+            let defaults = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificatePath).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: files.keyPath, format: .pem)))
+            try await Self.serve(try .tls(.http1(), tlsConfiguration: defaults)) { port in
+                for version in [TLSVersion.tlsv1, .tlsv11] {
+                    let answered = try await Self.handshake(port: port, version: version)
+                    #expect(answered, "\(version) with the default minimum")
+                }
+            }
         }
+    }
+
+    /// `server` answering `GET /health` on a loopback port for the length of `body`.
+    static func serve(_ server: HTTPServerBuilder, _ body: (_ port: Int) async throws -> Void) async throws {
+        var logger = Logger(label: "tls-version-test")
+        logger.logLevel = .critical
+        let router = Router()
+        router.get("health") { _, _ in "ok" }
+        try await LiveService.run(
+            logger: logger,
+            { onServerRunning in
+                Application(
+                    router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning,
+                    logger: logger)
+            }, body)
     }
 
     /// Whether a client offering `version` alone completes a handshake with the listener on `port` and gets
@@ -54,10 +71,15 @@ import Testing
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
+        // Neither an answer nor a closed connection within a minute is a failure of its own, not a refusal.
+        let timeout = channel.eventLoop.scheduleTask(in: .seconds(60)) { outcome.fail(TimedOut()) }
+        defer { timeout.cancel() }
         let answered = try await outcome.futureResult.get()
         try? await channel.close()
         return answered
     }
+
+    struct TimedOut: Error {}
 
     /// Asks for `/health` once the channel is active (the TLS handler holds the bytes until its handshake
     /// ends); succeeds `outcome` with true on a 200, false on an error or a connection closed without one.

@@ -52,16 +52,20 @@ import Testing
         }
     }
 
-    /// Threat model, Web pages: `?notice=` names one of a closed set of notices; any other text shows nothing.
+    /// Threat model, Web pages: `?notice=` names one of a closed set of notices; any other text shows nothing,
+    /// on the timeline and on the account page alike.
     @Test func aLinkCannotPutWordsOnAPage() async throws {
         try await Harness.run { h async throws in
             var browser = WebBrowser(h)
-            let known = WebBrowser.text(try await browser.get("/?notice=\(Notice.signedOut.rawValue)"))
-            #expect(known.contains(Notice.signedOut.text))
-            for words in ["Your%20account%20is%20locked.%20Call%20555-0100", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "signed-out%20", "SIGNED-OUT", "text"] {
-                let html = WebBrowser.text(try await browser.get("/?notice=\(words)"))
-                #expect(!html.contains("class=\"notice\""), "\(words)")
-                #expect(!html.contains("555-0100") && !html.contains("<script>alert"), "\(words)")
+            #expect(try await browser.signInWithCode("ada@example.com").status == .seeOther)
+            for page in ["/", "/account"] {
+                let known = WebBrowser.text(try await browser.get("\(page)?notice=\(Notice.revoked.rawValue)"))
+                #expect(known.contains(Notice.revoked.text), "\(page) shows a notice of the set")
+                for words in ["Your%20account%20is%20locked.%20Call%20555-0100", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "revoked%20", "REVOKED", "text"] {
+                    let html = WebBrowser.text(try await browser.get("\(page)?notice=\(words)"))
+                    #expect(!html.contains("class=\"notice\""), "\(page): \(words)")
+                    #expect(!html.contains("555-0100") && !html.contains("<script>alert"), "\(page): \(words)")
+                }
             }
         }
     }

@@ -28,15 +28,20 @@ public struct PreparedTransport: Sendable {
         }
     }
 
-    static func tls(certificatePath: String, keyPath: String, note: String, http1: HTTPServerBuilder) throws -> PreparedTransport {
-        let pin = try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8))
+    /// The listener's TLS: the PEM certificate chain and key, TLS 1.2 at least.
+    static func tlsConfiguration(certificatePath: String, keyPath: String) throws -> TLSConfiguration {
         let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         // SwiftNIO SSL's server default still accepts TLS 1.0; RFC 8996 forbids 1.0 and 1.1.
         tls.minimumTLSVersion = .tlsv12
+        return tls
+    }
+
+    static func tls(certificatePath: String, keyPath: String, note: String, http1: HTTPServerBuilder) throws -> PreparedTransport {
+        let pin = try PublicKeyPin.sha256(ofCertificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8))
         return PreparedTransport(
-            server: try .tls(http1, tlsConfiguration: tls), scheme: "https",
+            server: try .tls(http1, tlsConfiguration: tlsConfiguration(certificatePath: certificatePath, keyPath: keyPath)), scheme: "https",
             notes: ["certificate: \(certificatePath)\(note)", "public key pin (SHA-256 SPKI): \(pin)"])
     }
 }

@@ -135,8 +135,7 @@ import Testing
     /// Real processes: four shells run `chatter whoami` back to back for a minute over one file store. Access
     /// tokens are "expiring" two seconds after each refresh, so the processes race to refresh all along.
     @Test(.timeLimit(.minutes(3))) func fourProcessesShareOneSessionForAMinute() async throws {
-        let chatter = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("chatter").path
+        let chatter = builtProduct("chatter")
         guard FileManager.default.isExecutableFile(atPath: chatter) else {
             print("skipped: the chatter executable is not built beside the tests (\(chatter))")
             return

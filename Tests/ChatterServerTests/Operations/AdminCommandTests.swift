@@ -8,7 +8,7 @@ import Testing
 /// `chatterd admin` as an operator runs it: the built `chatterd` beside this test runner, in a process of
 /// its own, on the database a live chatterd serves.
 @Suite struct AdminCommandTests {
-    static let chatterd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chatterd").path
+    static let chatterd = builtProduct("chatterd")
 
     /// `chatterd` with `arguments`, to its end, without the database settings of this process's environment
     /// (the arguments name the database). Nil off Linux, where child processes are not run; on Linux the

@@ -23,12 +23,11 @@ import Testing
                     #expect(answered == (version == .tlsv12 || version == .tlsv13), "\(version)")
                 }
             }
-            // The control: with SwiftNIO SSL's server default and the same certificate, this client's TLS 1.0
-            // and 1.1 are answered, so the refusals above are the listener's, not the client's.
+            // The control: the same configuration with SwiftNIO SSL's default minimum answers this client's
+            // TLS 1.0 and 1.1, so the refusals above are the listener's, not the client's.
             let files = try DevelopmentCertificate.ensure(in: dir, names: [])
-            let defaults = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificatePath).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(file: files.keyPath, format: .pem)))
+            var defaults = try PreparedTransport.tlsConfiguration(certificatePath: files.certificatePath, keyPath: files.keyPath)
+            defaults.minimumTLSVersion = .tlsv1  // SwiftNIO SSL's server default
             try await Self.serve(try .tls(.http1(), tlsConfiguration: defaults)) { port in
                 for version in [TLSVersion.tlsv1, .tlsv11] {
                     let answered = try await Self.handshake(port: port, version: version)

@@ -14,6 +14,7 @@ struct AccountService: Sendable {
     let audit: AuditLog
     let stepUp: StepUp
     let appleTokens: AppleTokens
+    let notices: AccountNotices
 
     func profile(_ user: User) async throws -> UserProfile {
         try await profiles.profile(user)
@@ -52,8 +53,11 @@ struct AccountService: Sendable {
     /// account; the audit log keeps the event.
     func deleteAccount(_ session: AuthenticatedSession, client: ClientInfo) async throws {
         try await stepUp.require(session)
+        // Read before the identities go with the account: where the notice goes.
+        let address = try await store.identities(of: session.user.id).first { $0.emailVerified && $0.email != nil }?.email
         try await store.deleteUser(id: session.user.id)
         await audit.record(.accountDeleted, user: session.user.id, client: client)
+        await notices.send(.accountDeleted, to: session.user.id, address: address, client: client)
         await appleTokens.revokePending(limit: AppleTokens.revokedAtOnce)
     }
 }

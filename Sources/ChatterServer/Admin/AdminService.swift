@@ -160,11 +160,7 @@ public struct AdminService: Sendable {
         guard try await store.account(id: userID) != nil else { throw Failure.noSuchAccount(userID.text) }
         guard try await store.deleteSecondFactor(userID: userID) else { throw Failure.noSecondFactor(userID) }
         await audit.record(.adminSecondFactorReset, user: userID, client: client, actor: actor)
-        await notices?.send(
-            to: userID, subject: "Two-step sign-in was reset for your Chatter account",
-            body:
-                "The server's operator removed the authenticator app and recovery codes from your Chatter account, as asked. Turn two-step sign-in on again from your account. If you did not ask for this, contact the operator."
-        )
+        await notices?.send(.operatorResetSecondFactor, to: userID, client: nil)
     }
 
     /// "1 session", "2 sessions": for messages and audit details.

@@ -71,28 +71,27 @@ public struct ServerAssembly: Sendable {
         appleTokens = AppleTokens(
             store: store, server: appleAuth ?? HTTPAppleAuthServer(baseURL: configuration.appleAuthURL), key: appleSigningKey, apple: apple,
             box: box, now: now, logger: logger)
-        admin = AdminService(
-            store: store, audit: audit, notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger),
-            appleTokens: appleTokens, now: now)
+        let notices = AccountNotices(users: store, limits: store, mail: mail, sender: configuration.mailFrom, logger: logger, now: now)
+        admin = AdminService(store: store, audit: audit, notices: notices, appleTokens: appleTokens, now: now)
         secondFactors = SecondFactorService(
-            store: store, box: box,
-            notices: AccountNotices(users: store, mail: mail, sender: configuration.mailFrom, logger: logger), audit: audit,
-            issuer: configuration.relyingParty.name, logger: logger, now: now)
-        signIn = SignInService(
-            users: store, sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors,
-            rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit, now: now)
+            store: store, box: box, notices: notices, audit: audit, issuer: configuration.relyingParty.name, logger: logger, now: now)
         emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, now: now)
         stepUp = StepUp(store: store, now: now)
         passwords = PasswordFlow(
             store: store, codes: emailCodes, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), rules: rules,
-            throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, stepUp: stepUp, now: now)
-        accounts = AccountService(store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp, appleTokens: appleTokens)
+            throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, stepUp: stepUp, secondFactors: secondFactors,
+            notices: notices, now: now)
+        signIn = SignInService(
+            users: store, sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors, passwords: passwords,
+            rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit, now: now)
+        accounts = AccountService(
+            store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp, appleTokens: appleTokens, notices: notices)
         handoffs = WebHandoffs(store: store, now: now)
         appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, appleTokens: appleTokens, now: now)
         timeline = Timeline(store: store, now: now)
         passkeys = PasskeyService(
             passkeys: store, users: store, limits: store, emailCodes: emailCodes, secondFactors: secondFactors, stepUp: stepUp,
             verifier: PasskeyVerifier(party: configuration.relyingParty, now: now),
-            audit: audit, ceremoniesPerNetwork: configuration.passkeyCeremoniesPerNetwork, now: now)
+            audit: audit, notices: notices, ceremoniesPerNetwork: configuration.passkeyCeremoniesPerNetwork, now: now)
     }
 }

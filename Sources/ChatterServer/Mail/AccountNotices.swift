@@ -1,21 +1,126 @@
 import Foundation
 import Logging
 
-/// Mail telling an account's owner about a change they should know of even when they did not make it (a
-/// second factor turned on or off, a recovery code used), sent to the address the account verified. A
-/// notice that cannot be sent is logged, never a reason to fail what it reports.
+/// Mail telling an account's owner about a change to how they sign in, which they should know of even
+/// when they did not make it, sent to the address the account verified: what happened, from which device,
+/// and what to do if it was not them. Never a secret. At most `perHour` an hour per account, counted in one
+/// store step, so a thief cannot flood the owner's inbox to bury the one that matters. A notice that cannot
+/// be sent is logged, never a reason to fail what it reports.
 struct AccountNotices: Sendable {
     let users: any UserRepository
+    /// Counts each account's notices; nil (`chatterd admin`, one at a time by an operator) counts none.
+    var limits: (any RateLimitRepository)? = nil
     let mail: any MailTransport
     let sender: String
     let logger: Logger
+    var now: @Sendable () -> Date = Date.init
 
-    func send(to userID: UUID, subject: String, body: String) async {
+    static let perHour = 10
+
+    func send(_ notice: AccountNotice, to userID: UUID, client: ClientInfo? = nil) async {
+        await send(notice, to: userID, address: nil, client: client)
+    }
+
+    /// `address`: where to send it when the account's identities are gone already (its deletion).
+    func send(_ notice: AccountNotice, to userID: UUID, address known: String?, client: ClientInfo?) async {
         do {
-            guard let address = try await users.identities(of: userID).first(where: { $0.emailVerified && $0.email != nil })?.email else { return }
-            try await mail.send(MailMessage(from: sender, to: address, subject: subject, body: body + "\n"))
+            // A deletion's notice is the account's last (and counting it would leave a row the account no longer owns).
+            if known == nil, let limits, try await limits.hit(Self.limitKey(userID), window: 3600, at: now()) > Self.perHour {
+                logger.warning("account notices over their hourly limit; not sent", metadata: ["user": "\(userID.text)", "notice": "\(notice.kind)"])
+                return
+            }
+            let found = try await users.identities(of: userID).first(where: { $0.emailVerified && $0.email != nil })?.email
+            guard let address = known ?? found else { return }
+            try await mail.send(MailMessage(from: sender, to: address, subject: notice.subject, body: notice.body(from: client) + "\n"))
         } catch {
             logger.error("sending an account notice failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The one spelling of this limit's key.
+    static func limitKey(_ userID: UUID) -> String { "notice:\(userID.text)" }
+}
+
+/// What an owner is told of: a closed set, each with its own words.
+enum AccountNotice: Sendable, Equatable {
+    case passkeyAdded(name: String)
+    case passkeyRemoved(name: String)
+    case secondFactorOn
+    case secondFactorOff
+    case recoveryCodeUsed(left: Int)
+    case passwordSet
+    case passwordChanged
+    case passwordReset
+    case accountDeleted
+    case operatorResetSecondFactor
+
+    var kind: String { "\(self)".prefix { $0 != "(" }.description }
+
+    var subject: String {
+        switch self {
+        case .passkeyAdded: "A passkey was added to your Chatter account"
+        case .passkeyRemoved: "A passkey was removed from your Chatter account"
+        case .secondFactorOn: "A second factor is on for your Chatter account"
+        case .secondFactorOff: "The second factor is off for your Chatter account"
+        case .recoveryCodeUsed: "A recovery code was used for your Chatter account"
+        case .passwordSet: "A password was set for your Chatter account"
+        case .passwordChanged: "Your Chatter password was changed"
+        case .passwordReset: "Your Chatter password was reset"
+        case .accountDeleted: "Your Chatter account was deleted"
+        case .operatorResetSecondFactor: "Two-step sign-in was reset for your Chatter account"
+        }
+    }
+
+    /// What happened, from which device, and what to do if it was not the owner.
+    func body(from client: ClientInfo?) -> String {
+        let what: String
+        let otherwise: String
+        switch self {
+        case .passkeyAdded(let name):
+            what = "A passkey (\(DisplayText.clean(name))) was added to your Chatter account; it signs in by itself."
+            otherwise = "If this was not you, sign in, remove it from your account page, and sign out everywhere."
+        case .passkeyRemoved(let name):
+            what = "A passkey (\(DisplayText.clean(name))) was removed from your Chatter account."
+            otherwise = "If this was not you, sign in, sign out everywhere, and add your passkey again."
+        case .secondFactorOn:
+            what = "An authenticator app was added to your Chatter account; signing in now asks for its code."
+            otherwise = "If this was not you, reset your password and contact the operator."
+        case .secondFactorOff:
+            what = "The authenticator app and recovery codes were removed from your Chatter account."
+            otherwise = "If this was not you, reset your password and contact the operator."
+        case .recoveryCodeUsed(let left):
+            what = "One of your recovery codes was used for your Chatter account; \(left) are left."
+            otherwise = "If this was not you, reset your password and turn the second factor off and on again."
+        case .passwordSet:
+            what = "A password was set for your Chatter account; it now signs in with it too."
+            otherwise = "If this was not you, reset your password and sign out everywhere."
+        case .passwordChanged:
+            what = "The password of your Chatter account was changed, and its other sessions were signed out."
+            otherwise = "If this was not you, reset your password with the emailed code and contact the operator."
+        case .passwordReset:
+            what = "The password of your Chatter account was reset, and every session was signed out."
+            otherwise = "If this was not you, reset it again and turn on two-step sign-in; a stolen mailbox is then not enough."
+        case .accountDeleted:
+            what = "Your Chatter account and everything it held were deleted."
+            otherwise = "If this was not you, contact the operator at once."
+        case .operatorResetSecondFactor:
+            what =
+                "The server's operator removed the authenticator app and recovery codes from your Chatter account, as asked. Turn two-step sign-in on again from your account."
+            otherwise = "If you did not ask for this, contact the operator."
+        }
+        return "\(what)\n\nFrom: \(Self.device(client))\n\n\(otherwise)"
+    }
+
+    /// The device as the request named it: its address and browser or app, cleaned and cut, since both come
+    /// from the client.
+    static func device(_ client: ClientInfo?) -> String {
+        let agent = client?.userAgent.map { String(DisplayText.clean($0).prefix(120)) }.flatMap { $0.isEmpty ? nil : $0 }
+        let ip = client?.ip.map { String($0.prefix(64)) }
+        switch (agent, ip) {
+        case (let agent?, let ip?): return "\(agent), at \(ip)"
+        case (let agent?, nil): return agent
+        case (nil, let ip?): return "an unnamed device at \(ip)"
+        case (nil, nil): return "the server's operator"
         }
     }
 }

@@ -15,6 +15,7 @@ struct PasskeyService: Sendable {
     let stepUp: StepUp
     let verifier: PasskeyVerifier
     let audit: AuditLog
+    let notices: AccountNotices
     /// Options requests from one client network per `window` (`--passkey-ceremony-limit`). Each stores a
     /// challenge, and every answer that costs a signature check must redeem one, so this bounds both what
     /// strangers can make chatterd keep and how many ceremonies they can make it verify.
@@ -34,9 +35,10 @@ struct PasskeyService: Sendable {
     // MARK: Options
 
     /// Options to add a passkey to the session's account: its user handle, and its passkeys to exclude. A
-    /// passkey is two factors by itself, so on an account with a second factor adding one takes a step-up.
+    /// passkey signs in by itself and outlives a reset and "sign out everywhere", so adding one takes a recent
+    /// proof (`StepUp.requireReauthentication`): a stolen session cannot plant one.
     func registrationOptions(for session: AuthenticatedSession, client: ClientInfo) async throws -> PasskeyCreationOptions {
-        try await stepUp.require(session)
+        try await stepUp.requireReauthentication(session)
         let user = session.user
         try await admit(client)
         let handle = try await passkeys.passkeyUserHandle(userID: user.id, candidate: SecureRandom.bytes(32))
@@ -94,17 +96,26 @@ struct PasskeyService: Sendable {
 
     // MARK: Answers
 
-    /// Ends a sign-up: adds the passkey to the account its options were made for, and returns the account.
-    func signUp(_ request: PasskeyRegistrationRequest, client: ClientInfo) async throws -> User {
-        let passkey = try await register(request, purpose: .signUp, user: nil, client: client)
+    /// Ends a sign-up: adds the passkey to the account its options were made for, and returns the account
+    /// with the address its emailed code proved. That address is the one the server kept with the challenge,
+    /// never one the client names: it is what the device token is issued for.
+    func signUp(_ request: PasskeyRegistrationRequest, client: ClientInfo) async throws -> (user: User, email: String?) {
+        let (passkey, challenge) = try await registered(request, purpose: .signUp, user: nil, client: client)
         guard let user = try await users.user(id: passkey.userID) else { throw StoreError.userGone }
-        return user
+        return (user, challenge.email)
     }
 
     /// Adds the passkey of a registration whose options were made for `user` (`purpose` `.register`) or for
     /// a sign-up (`.signUp`, any account: the challenge names it). Returns the stored passkey.
     func register(_ request: PasskeyRegistrationRequest, purpose: PasskeyChallenge.Purpose, user: User?, client: ClientInfo) async throws
         -> PasskeyRecord
+    {
+        try await registered(request, purpose: purpose, user: user, client: client).passkey
+    }
+
+    /// `register`, answering the challenge it redeemed as well.
+    private func registered(_ request: PasskeyRegistrationRequest, purpose: PasskeyChallenge.Purpose, user: User?, client: ClientInfo) async throws
+        -> (passkey: PasskeyRecord, challenge: PasskeyChallenge)
     {
         let (challenge, bytes) = try await redeem(request.credential.response.clientDataJSON, purpose: purpose)
         guard let owner = challenge.userID, user == nil || user?.id == owner else { throw PasskeyError.invalidChallenge }
@@ -120,9 +131,13 @@ struct PasskeyService: Sendable {
             credentialID: verified.credentialID, userID: owner, publicKey: verified.publicKey.encoded, signCount: verified.signCount,
             aaguid: verified.aaguid, backupEligible: verified.backupEligible, backedUp: verified.backedUp, transports: verified.transports,
             attestationFormat: verified.format.rawValue, name: name ?? AuthenticatorNames.name(aaguid: verified.aaguid) ?? "Passkey", createdAt: now())
+        // A sign-up's options may have been fetched before the owner turned a second factor on: the emailed code
+        // is one factor, and whether it may add a passkey is decided now, when the passkey would be added.
+        if purpose == .signUp, try await secondFactors.isEnabled(for: owner) { throw SecondFactorError.required(nil) }
         guard try await passkeys.insertPasskey(record) else { throw PasskeyError.exists }
         await audit.record(.passkeyAdded, user: owner, method: .passkey, client: client, detail: verified.format.rawValue)
-        return record
+        await notices.send(.passkeyAdded(name: record.name), to: owner, client: client)
+        return (record, challenge)
     }
 
     /// The account a passkey assertion signs in, after every check, with its summary as read with the
@@ -210,10 +225,18 @@ struct PasskeyService: Sendable {
         return Self.info(renamed)
     }
 
-    func delete(_ id: String, user: User, client: ClientInfo) async throws {
+    /// Removes one of the session's account's passkeys: a change to how the account signs in, so it takes a
+    /// recent proof, as adding one does.
+    func delete(_ id: String, session: AuthenticatedSession, client: ClientInfo) async throws {
+        let user = session.user
         guard let credentialID = Base64URL.decode(id) else { throw PasskeyError.notFound }
+        try await stepUp.requireReauthentication(session)
+        // Read for the notice's words only; the delete below is what decides.
+        let name = try await passkeys.passkey(credentialID: credentialID)?.name ?? "Passkey"
         switch try await passkeys.deletePasskey(credentialID: credentialID, userID: user.id) {
-        case .deleted: await audit.record(.passkeyRemoved, user: user.id, method: .passkey, client: client)
+        case .deleted:
+            await audit.record(.passkeyRemoved, user: user.id, method: .passkey, client: client)
+            await notices.send(.passkeyRemoved(name: name), to: user.id, client: client)
         case .notFound: throw PasskeyError.notFound
         case .lastWayToSignIn: throw PasskeyError.lastWayToSignIn
         }

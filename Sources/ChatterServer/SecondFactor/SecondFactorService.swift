@@ -36,12 +36,13 @@ struct SecondFactorService: Sendable {
     }
 
     /// Keeps a sign-in whose first factor (`method`, proving `email`) passed, and answers the token its
-    /// second step presents.
-    func challenge(_ user: User, method: SignInMethod, email: String?) async throws -> SecondFactorChallengeToken {
+    /// second step presents. `newPasswordHash`: a password the first factor asked to set, set when the step completes.
+    func challenge(_ user: User, method: SignInMethod, email: String?, newPasswordHash: String? = nil) async throws -> SecondFactorChallengeToken {
         let token = SecureRandom.bytes(32)
         try await store.storeSecondStep(
             PendingSecondStep(
-                hash: Self.hash(token), userID: user.id, method: method.rawValue, email: email, expiresAt: now().addingTimeInterval(Self.stepLifetime)))
+                hash: Self.hash(token), userID: user.id, method: method.rawValue, email: email, expiresAt: now().addingTimeInterval(Self.stepLifetime),
+                newPasswordHash: newPasswordHash))
         return SecondFactorChallengeToken(token: Base64URL.encode(token), expiresIn: Int(Self.stepLifetime))
     }
 
@@ -79,16 +80,18 @@ struct SecondFactorService: Sendable {
         try await stepUp.requireRecentSignIn(session)
         let user = session.user
         let totp = TOTP.random()
-        guard try await store.storePendingTOTP(userID: user.id, sealedSecret: try box.seal(totp.secret, for: user.id), at: now()) else {
+        let sealed = try box.seal(totp.secret, for: user.id, session: session.sessionID)
+        guard try await store.storePendingTOTP(userID: user.id, sealedSecret: sealed, at: now()) else {
             throw SecondFactorError.alreadyEnabled
         }
         return enrolment(totp, account: account)
     }
 
-    /// The enrolment waiting for its first code, its secret opened again (the setup page shows it while it waits).
-    func pendingEnrolment(_ user: User, account: String) async throws -> TOTPEnrolment? {
-        guard let record = try await store.totp(userID: user.id), record.confirmedAt == nil,
-            let secret = box.open(record.sealedSecret, for: user.id)
+    /// The enrolment `session` began and that waits for its first code, its secret opened again (the setup
+    /// page shows it while it waits); nil for any other session of the account, which may begin its own.
+    func pendingEnrolment(_ session: AuthenticatedSession, account: String) async throws -> TOTPEnrolment? {
+        guard let record = try await store.totp(userID: session.user.id), record.confirmedAt == nil,
+            let secret = box.open(record.sealedSecret, for: session.user.id, session: session.sessionID)
         else { return nil }
         let totp = TOTP(secret: secret)
         return enrolment(totp, account: account)
@@ -112,7 +115,8 @@ struct SecondFactorService: Sendable {
             throw SecondFactorError.notEnabled
         }
         try admit(guess)
-        guard let secret = openSecret(guess.sealedSecret, for: user.id) else { throw SecondFactorError.notEnabled }
+        // Only the session that began the enrolment opens its secret; for any other, there is none to confirm.
+        guard let secret = box.open(guess.sealedSecret, for: user.id, session: session.sessionID) else { throw SecondFactorError.notEnabled }
         guard let typed = TOTP.normalized(code), let step = TOTP(secret: secret).matchingStep(typed, at: now()) else {
             await audit.record(.secondFactorFailed, user: user.id, client: client, detail: "enrolment")
             throw SecondFactorError.invalidCode
@@ -120,15 +124,12 @@ struct SecondFactorService: Sendable {
         let codes = RecoveryCode.generate()
         guard
             try await store.confirmTOTP(
-                userID: user.id, sealedSecret: guess.sealedSecret, step: step, recoveryCodes: hashes(codes, for: user.id), at: now())
+                userID: user.id, sealedSecret: guess.sealedSecret, resealed: try box.seal(secret, for: user.id), step: step,
+                recoveryCodes: hashes(codes, for: user.id), at: now())
         else { throw SecondFactorError.notEnabled }
         _ = try await store.recordStepUp(sessionID: session.sessionID, userID: user.id, factor: SecondFactorKind.totp.rawValue, at: now())
         await audit.record(.secondFactorEnabled, user: user.id, client: client, detail: "\(codes.count) recovery codes")
-        await notices.send(
-            to: user.id, subject: "A second factor is on for your Chatter account",
-            body:
-                "An authenticator app was added to your Chatter account; signing in now asks for its code. If this was not you, reset your password and contact the operator."
-        )
+        await notices.send(.secondFactorOn, to: user.id, client: client)
         return codes
     }
 
@@ -146,11 +147,7 @@ struct SecondFactorService: Sendable {
         _ = try await verify(code, userID: user.id, method: nil, client: client)
         guard try await store.deleteSecondFactor(userID: user.id) else { throw SecondFactorError.notEnabled }
         await audit.record(.secondFactorDisabled, user: user.id, client: client)
-        await notices.send(
-            to: user.id, subject: "The second factor is off for your Chatter account",
-            body:
-                "The authenticator app and recovery codes were removed from your Chatter account. If this was not you, reset your password and contact the operator."
-        )
+        await notices.send(.secondFactorOff, to: user.id, client: client)
     }
 
     /// A step-up: `code` proves the second factor for `session`, which may then do what matters for
@@ -196,11 +193,7 @@ struct SecondFactorService: Sendable {
             let left = try await store.useRecoveryCode(userID: userID, hash: box.recoveryHash(typed, for: userID))
         {
             await audit.record(.recoveryCodeUsed, user: userID, method: method, client: client, detail: "\(left) left")
-            await notices.send(
-                to: userID, subject: "A recovery code was used for your Chatter account",
-                body:
-                    "One of your recovery codes was used to sign in to your Chatter account; \(left) are left. If this was not you, reset your password and turn the second factor off and on again."
-            )
+            await notices.send(.recoveryCodeUsed(left: left), to: userID, client: client)
             return Checked(factor: .recoveryCode)
         }
         await audit.record(.secondFactorFailed, user: userID, method: method, client: client)

@@ -41,6 +41,25 @@ struct SecretBox: Sendable {
         return Array(secret)
     }
 
+    /// A secret waiting for its first code, sealed for the account *and the session that began it*: only that
+    /// session can show it or confirm it, so an enrolment left half done is no gift to another session of the
+    /// account (a hand-off's browser, an old or stolen one).
+    func seal(_ secret: [UInt8], for userID: UUID, session: UUID) throws -> [UInt8] {
+        Array(try AES.GCM.seal(secret, using: sealing, authenticating: Self.enrolment(userID, session)).combined!)
+    }
+
+    func open(_ sealed: [UInt8], for userID: UUID, session: UUID) -> [UInt8]? {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let secret = try? AES.GCM.open(box, using: sealing, authenticating: Self.enrolment(userID, session))
+        else { return nil }
+        return Array(secret)
+    }
+
+    /// Distinct from an account's own additional data (its id alone), so neither opens as the other.
+    private static func enrolment(_ userID: UUID, _ session: UUID) -> [UInt8] {
+        Array("enrolment:\(userID.text):\(session.text)".utf8)
+    }
+
     /// Apple's refresh token for `subject` and `clientID`, sealed under a key of its own: the row it is sealed for
     /// is the additional data, so a token moved to another Apple ID's row does not open.
     func sealAppleToken(_ token: String, subject: String, clientID: String) throws -> [UInt8] {

@@ -27,6 +27,17 @@ struct StepUp: Sendable {
         else { throw SecondFactorError.signInAgain }
     }
 
+    /// For what changes how the account signs in (adding or removing a passkey): on an account with a second
+    /// factor, a recent second factor (`require`); without one, a recent first factor: a sign-in of this
+    /// session, or a step-up since (a passkey's), within `window`. A hand-off's browser session is no sign-in.
+    func requireReauthentication(_ session: AuthenticatedSession) async throws {
+        if try await store.hasSecondFactor(userID: session.user.id) { return try await require(session) }
+        guard let times = try await store.sessionTimes(sessionID: session.sessionID) else { throw SecondFactorError.signInAgain }
+        let signedIn = session.signInMethod != .web && now().timeIntervalSince(times.createdAt) < Self.window
+        let steppedUp = times.secondFactorAt.map { now().timeIntervalSince($0) < Self.window } ?? false
+        guard signedIn || steppedUp else { throw SecondFactorError.signInAgain }
+    }
+
     /// The session passed a second factor at some time (at sign-in or a step-up), however long ago: what the
     /// admin pages ask of an operator's session merely to show them.
     func requireEver(_ session: AuthenticatedSession) async throws {

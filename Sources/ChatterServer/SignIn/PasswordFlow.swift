@@ -16,10 +16,14 @@ struct PasswordFlow: Sendable {
     let devices: DeviceTokens
     let audit: AuditLog
     let stepUp: StepUp
+    /// A password an emailed code asks to set waits for the account's second factor, when it has one.
+    let secondFactors: SecondFactorService
+    let notices: AccountNotices
     let now: @Sendable () -> Date
 
     /// Sign-up on an address that already has a password is a reset: the code proved the address, so
-    /// the new password replaces the old one and every other session of the account ends, audited.
+    /// the new password replaces the old one and every other session of the account ends, audited. On an
+    /// account with a second factor, nothing changes before it (`replacePassword`).
     func signUp(email raw: String, password: String, displayName: String?, code: String, client: ClientInfo) async throws -> (User, String) {
         let email = try EmailCodeFlow.address(raw)
         try check(password, email: email)
@@ -32,7 +36,7 @@ struct PasswordFlow: Sendable {
         let user = try await store.signIn(
             IdentityClaims(key: .email(email), displayName: displayName == nil ? nil : display, email: email, emailVerified: true),
             fallbackName: display, at: now())
-        try await setPassword(hash, for: user, client: client, replacing: .signUp)
+        try await replacePassword(hash, for: user, email: email, client: client, replacing: .signUp)
         return (user, email)
     }
 
@@ -56,7 +60,9 @@ struct PasswordFlow: Sendable {
         return (user, email)
     }
 
-    /// "Forgot password": the emailed code proves the address; every session of the account ends.
+    /// "Forgot password": the emailed code proves the address; every session of the account ends. On an
+    /// account with a second factor, the code alone changes nothing: the new password waits for the second
+    /// step (`SecondFactorError.required`), as a sign-in would.
     func reset(email raw: String, newPassword: String, code: String, client: ClientInfo) async throws -> (User, String) {
         let email = try EmailCodeFlow.address(raw)
         try check(newPassword, email: email)
@@ -64,7 +70,7 @@ struct PasswordFlow: Sendable {
         let hash = try await hashed(newPassword)
         let user = try await store.signIn(
             IdentityClaims(key: .email(email), email: email, emailVerified: true), fallbackName: DisplayName.from(email: email), at: now())
-        try await setPassword(hash, for: user, client: client, replacing: .reset)
+        try await replacePassword(hash, for: user, email: email, client: client, replacing: .reset)
         return (user, email)
     }
 
@@ -88,26 +94,48 @@ struct PasswordFlow: Sendable {
         let revoked = try await store.revokeSessions(of: user, except: session.sessionID)
         try await devices.endAll(of: user)
         await audit.record(.passwordChanged, user: user, method: .password, client: client, detail: "revoked \(revoked) other sessions")
+        await notices.send(.passwordChanged, to: user, client: client)
     }
 
-    enum Replacement { case signUp, reset }
+    enum Replacement { case signUp, reset, secondStep }
 
-    /// Sets `user`'s password. Replacing one (a reset, or a sign-up on an address that had one) ends
-    /// every session of the account and is audited as a reset. A disabled account's password is left as
-    /// it is (the session insert would refuse the sign-in anyway; this keeps the refusal from changing it).
+    /// Sets the password an emailed code (proving `email`) asked for. On an account with a second factor the
+    /// code is one factor of two: nothing changes yet, and the hash waits with a second step, which sets it
+    /// when it completes (`SignInService.completeSecondStep`). A disabled account is refused either way.
+    func replacePassword(_ hash: String, for user: User, email: String, client: ClientInfo, replacing: Replacement) async throws {
+        try await refuseDisabled(user, client: client)
+        if try await secondFactors.isEnabled(for: user.id) {
+            throw SecondFactorError.required(try await secondFactors.challenge(user, method: .password, email: email, newPasswordHash: hash))
+        }
+        try await setPassword(hash, for: user, client: client, replacing: replacing)
+    }
+
+    /// Sets `user`'s password. Replacing one (a reset, a sign-up on an address that had one, or either once
+    /// its second step passed) ends every session of the account, is audited as a reset and mailed to the
+    /// owner. A disabled account's password is left as it is (the session insert would refuse the sign-in
+    /// anyway; this keeps the refusal from changing it).
     func setPassword(_ hash: String, for user: User, client: ClientInfo, replacing: Replacement) async throws {
+        try await refuseDisabled(user, client: client)
+        let had = try await store.passwordHash(userID: user.id) != nil
+        try await store.setPasswordHash(hash, userID: user.id, at: now())
+        guard had || replacing != .signUp else { return }
+        let revoked = try await store.revokeSessions(of: user.id, except: nil)
+        try await devices.endAll(of: user.id)
+        let how =
+            switch replacing {
+            case .signUp: "sign-up on an address with a password"
+            case .reset: "reset"
+            case .secondStep: "reset, after the second step"
+            }
+        await audit.record(.passwordReset, user: user.id, method: .password, client: client, detail: "\(how); revoked \(revoked) sessions")
+        await notices.send(had ? .passwordReset : .passwordSet, to: user.id, client: client)
+    }
+
+    private func refuseDisabled(_ user: User, client: ClientInfo) async throws {
         if try await store.account(id: user.id)?.disabledAt != nil {
             await audit.record(.signInFailed, user: user.id, method: .password, client: client, detail: AuditLog.accountDisabled)
             throw StoreError.accountDisabled
         }
-        let had = try await store.passwordHash(userID: user.id) != nil
-        try await store.setPasswordHash(hash, userID: user.id, at: now())
-        guard had || replacing == .reset else { return }
-        let revoked = try await store.revokeSessions(of: user.id, except: nil)
-        try await devices.endAll(of: user.id)
-        await audit.record(
-            .passwordReset, user: user.id, method: .password, client: client,
-            detail: "\(replacing == .signUp ? "sign-up on an address with a password" : "reset"); revoked \(revoked) sessions")
     }
 
     func check(_ password: String, email: String?) throws {

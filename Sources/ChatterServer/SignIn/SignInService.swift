@@ -12,6 +12,8 @@ struct SignInService: Sendable {
     let sessions: SessionService
     let devices: DeviceTokens
     let secondFactors: SecondFactorService
+    /// Sets a password that waited for the second step (a reset on an account with a second factor).
+    let passwords: PasswordFlow
     /// How long a device that passed the second step, and asked, skips it (`--remember-device`); 0: never.
     var rememberDevice: Double = 30 * 86_400
     let audit: AuditLog
@@ -71,12 +73,20 @@ struct SignInService: Sendable {
         return response
     }
 
+    /// The second step, for every surface: `code` completes the waiting sign-in `token` (once), and what the
+    /// first factor asked to change and waited for it (a new password) changes now, before any session starts.
+    func completeSecondStep(token: String, code: String, client: ClientInfo) async throws -> (step: PendingSecondStep, user: User, factor: SecondFactorKind) {
+        let (step, user, factor) = try await secondFactors.complete(token: token, code: code, client: client)
+        if let hash = step.newPasswordHash { try await passwords.setPassword(hash, for: user, client: client, replacing: .secondStep) }
+        return (step, user, factor)
+    }
+
     /// The second step of a native sign-in: `code` completes the waiting sign-in `token`.
     /// `rememberDevice`: the device's token for the address skips the step from now on (`rememberDevice` seconds).
     func nativeSecondStep(token: String, code: String, deviceToken: String?, rememberDevice: Bool = false, client: ClientInfo) async throws
         -> SessionResponse
     {
-        let (step, user, factor) = try await secondFactors.complete(token: token, code: code, client: client)
+        let (step, user, factor) = try await completeSecondStep(token: token, code: code, client: client)
         return try await native(
             user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email, presenting: deviceToken,
             secondFactor: factor, rememberDevice: rememberDevice)

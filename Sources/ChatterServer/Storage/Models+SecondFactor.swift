@@ -45,13 +45,17 @@ public struct PendingSecondStep: Sendable, Equatable {
     /// The address the first factor proved, for the device token the session will come with.
     public var email: String?
     public var expiresAt: Date
+    /// A password the first factor (an emailed code) asked to set, as its hash: set only when the second
+    /// step completes, so a mailbox alone changes nothing on an account with a second factor.
+    public var newPasswordHash: String?
 
-    public init(hash: [UInt8], userID: UUID, method: String, email: String?, expiresAt: Date) {
+    public init(hash: [UInt8], userID: UUID, method: String, email: String?, expiresAt: Date, newPasswordHash: String? = nil) {
         self.hash = hash
         self.userID = userID
         self.method = method
         self.email = email
         self.expiresAt = expiresAt
+        self.newPasswordHash = newPasswordHash
     }
 }
 

@@ -209,10 +209,11 @@ public protocol SecondFactorRepository: Sendable {
     /// Starts an enrolment, replacing one not yet confirmed; false (nothing stored) when the account has a
     /// confirmed authenticator. `StoreError.userGone` when the account is gone.
     func storePendingTOTP(userID: UUID, sealedSecret: [UInt8], at: Date) async throws -> Bool
-    /// Confirms the enrolment whose secret is `sealedSecret`, records `step` as used (taking back the guess
-    /// that found it) and stores the recovery codes' hashes, in one transaction; false when that enrolment is no longer waiting (confirmed
-    /// by a parallel request, or replaced by a newer one).
-    func confirmTOTP(userID: UUID, sealedSecret: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at: Date) async throws -> Bool
+    /// Confirms the enrolment whose secret is `sealedSecret`, keeps it as `resealed` from now on (a waiting
+    /// secret is sealed for the session that began it, a confirmed one for the account), records `step` as
+    /// used (taking back the guess that found it) and stores the recovery codes' hashes, in one transaction;
+    /// false when that enrolment is no longer waiting (confirmed by a parallel request, or replaced by a newer one).
+    func confirmTOTP(userID: UUID, sealedSecret: [UInt8], resealed: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at: Date) async throws -> Bool
     /// One guess at the account's authenticator (`confirmed`, or the enrolment waiting for its first code),
     /// counted before anything is compared, in the same statement that reads what it is compared with: the
     /// guess counts in the window of `window` seconds and in the day (a window past its end starts again at

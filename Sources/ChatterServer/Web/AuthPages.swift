@@ -226,6 +226,9 @@ struct AuthPages {
             return try await web.signedIn(
                 user, method: method, client: client, deviceFor: pending.email, presenting: request.cookie(WebVisitor.deviceCookieName),
                 next: pending.next, replacing: visitor)
+        } catch SecondFactorError.required(let challenge?) {
+            // A new password on an account with a second factor waits for it: nothing changed yet.
+            return SecondFactorPages.ask(challenge, next: pending.next, visitor: visitor)
         } catch let error as any APIErrorConvertible {
             return try await codePage(request, visitor: visitor, error: error.apiError)
         }

@@ -81,14 +81,15 @@ struct PasskeyPages {
     func signUp(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try context.requireVisitor()
         let form = try await web.form(CredentialForm.self, for: .passkeySignUp, request, context, visitor: visitor)
-        let pending = AuthPages.Pending(request)
+        // The pending cookie only says where to go next: the address is the one the code proved, kept with the challenge.
+        let next = AuthPages.Pending(request)?.next
         let client = context.client(request)
         do {
             let credential = try form.decoded(RegistrationResponseJSON.self)
-            let user = try await passkeys.signUp(PasskeyRegistrationRequest(credential: credential), client: client)
+            let (user, email) = try await passkeys.signUp(PasskeyRegistrationRequest(credential: credential), client: client)
             return try await web.signedIn(
-                user, method: .passkey, client: client, deviceFor: pending?.email, presenting: request.cookie(WebVisitor.deviceCookieName),
-                next: pending?.next, replacing: visitor, secondFactor: .passkey)
+                user, method: .passkey, client: client, deviceFor: email, presenting: request.cookie(WebVisitor.deviceCookieName),
+                next: next, replacing: visitor, secondFactor: .passkey)
         } catch let error as any APIErrorConvertible {
             return try await auth.codePage(request, visitor: visitor, error: error.apiError)
         }
@@ -136,7 +137,7 @@ struct PasskeyPages {
         guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
         _ = try await web.form(CSRFOnly.self, for: .passkeyDelete, request, context, visitor: visitor)
         do {
-            try await passkeys.delete(context.parameters.get("id") ?? "", user: session.user, client: context.client(request))
+            try await passkeys.delete(context.parameters.get("id") ?? "", session: session, client: context.client(request))
             return WebSessions.redirect(to: "/account?notice=\(Notice.passkeyRemoved.rawValue)")
         } catch let error as any APIErrorConvertible {
             return try await account.show(request, context, error: error.apiError)

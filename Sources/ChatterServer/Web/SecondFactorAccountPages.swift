@@ -61,7 +61,7 @@ struct SecondFactorAccountPages {
 
     func setup(_ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
         guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
-        guard let enrolment = try await secondFactors.pendingEnrolment(session.user, account: try await secondFactors.accountName(session.user)) else {
+        guard let enrolment = try await secondFactors.pendingEnrolment(session, account: try await secondFactors.accountName(session.user)) else {
             return WebSessions.redirect(to: "/account")
         }
         let qr = (try? QRCode(bytes: Array(enrolment.uri.utf8)).svg()).map { "data:image/svg+xml;base64," + Data($0.utf8).base64EncodedString() } ?? ""

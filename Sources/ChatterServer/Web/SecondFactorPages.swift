@@ -58,7 +58,7 @@ struct SecondFactorPages {
         guard let token = request.cookie(Self.cookieName) else { return WebSessions.redirect(to: "/auth") }
         let client = context.client(request)
         do {
-            let (step, user, factor) = try await signIn.secondFactors.complete(token: token, code: form.code, client: client)
+            let (step, user, factor) = try await signIn.completeSecondStep(token: token, code: form.code, client: client)
             var response = try await web.signedIn(
                 user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email,
                 presenting: request.cookie(WebVisitor.deviceCookieName), next: form.next, replacing: visitor, secondFactor: factor,

@@ -316,11 +316,15 @@ import Testing
         }
     }
 
-    @Test func accountsWithoutASecondFactorAreNeverAsked() async throws {
+    /// Never asked for a code; but what changes how the account signs in (adding a passkey) takes a recent sign-in.
+    @Test func accountsWithoutASecondFactorAreNeverAskedForACode() async throws {
         try await Harness.run { h async throws in
             let session = try await base.signUp(h)
-            h.clock.advance(by: StepUp.window + 1)
             #expect(try await h.post(NativePath.passkeyRegisterOptions, json: "", bearer: session.accessToken).status == .ok)
+            h.clock.advance(by: StepUp.window + 1)
+            let old = try await h.post(NativePath.passkeyRegisterOptions, json: "", bearer: session.accessToken)
+            #expect(old.status == .forbidden)
+            #expect(try h.error(old).code == .signInAgain)
             #expect(try await h.delete(NativePath.me, bearer: session.accessToken).status == .noContent)
             let anonymous = try await h.post(NativePath.stepUp, SecondFactorCodeRequest(code: "123456"))
             #expect(anonymous.status == .unauthorized)
@@ -446,10 +450,16 @@ import Testing
             let again = try await h.post(
                 NativePath.passwordSignUp, PasswordSignUpRequest(email: email, code: try await h.requestCode(email), password: "yet another passphrase"))
             #expect(again.status == .forbidden, "a sign-up on the address")
+            let signUpWaiting = try #require(try h.error(again).secondFactor)
             #expect(try await h.store.sessionCount() <= before, "none of them started a session")
-            #expect(
-                try await h.post(NativePath.secondStep, SecondStepRequest(token: waiting.token, code: base.code(totp, h))).status == .unauthorized,
-                "a later reset (the sign-up) ended the sign-ins waiting before it")
+            // Neither changed anything, so both wait; the first completed sets its password, which ends the other.
+            #expect(try await h.post(NativePath.secondStep, SecondStepRequest(token: waiting.token, code: base.code(totp, h))).status == .ok)
+            let ended = try await h.post(NativePath.secondStep, SecondStepRequest(token: signUpWaiting.token, code: base.code(totp, h)))
+            #expect(ended.status == .unauthorized, "the reset ended the sign-ins waiting beside it")
+            #expect(try h.error(ended).code == .secondStepExpired)
+            let signedIn = try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: email, password: "a fresh long passphrase"))
+            #expect(signedIn.status == .forbidden, "the reset's password passes the first factor")
+            #expect(try h.error(signedIn).code == .secondFactorRequired)
         }
     }
 

@@ -11,7 +11,7 @@ extension StoreSuite {
     func enrolled(_ store: any ChatterStore, codes: [[UInt8]] = [[1], [2], [3]]) async throws -> User {
         let user = try await store.signIn(ada)
         #expect(try await store.storePendingTOTP(userID: user.id, sealedSecret: [7, 7], at: now))
-        #expect(try await store.confirmTOTP(userID: user.id, sealedSecret: [7, 7], step: 100, recoveryCodes: codes, at: now))
+        #expect(try await store.confirmTOTP(userID: user.id, sealedSecret: [7, 7], resealed: [8, 8], step: 100, recoveryCodes: codes, at: now))
         return user
     }
 
@@ -25,18 +25,23 @@ extension StoreSuite {
             #expect(try await store.totp(userID: user.id) == TOTPRecord(sealedSecret: [2], confirmedAt: nil, lastStep: 0, recoveryCodesLeft: 0))
             #expect(try await !store.useTOTPStep(userID: user.id, step: 5), "an unconfirmed authenticator accepts no code")
             #expect(try await !store.hasSecondFactor(userID: user.id), "nor is it a second factor")
-            #expect(try await !store.confirmTOTP(userID: user.id, sealedSecret: [1], step: 9, recoveryCodes: [[1]], at: now), "the replaced secret")
+            #expect(
+                try await !store.confirmTOTP(userID: user.id, sealedSecret: [1], resealed: [1], step: 9, recoveryCodes: [[1]], at: now), "the replaced secret")
             let confirmed = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<20 {
-                    group.addTask { try await store.confirmTOTP(userID: user.id, sealedSecret: [2], step: 9, recoveryCodes: [[1], [2]], at: now) }
+                    group.addTask {
+                        try await store.confirmTOTP(userID: user.id, sealedSecret: [2], resealed: [4], step: 9, recoveryCodes: [[1], [2]], at: now)
+                    }
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(confirmed == 1)
-            #expect(try await store.totp(userID: user.id) == TOTPRecord(sealedSecret: [2], confirmedAt: now, lastStep: 9, recoveryCodesLeft: 2))
+            #expect(
+                try await store.totp(userID: user.id) == TOTPRecord(sealedSecret: [4], confirmedAt: now, lastStep: 9, recoveryCodesLeft: 2),
+                "kept resealed from now on")
             #expect(try await store.hasSecondFactor(userID: user.id))
             #expect(try await !store.storePendingTOTP(userID: user.id, sealedSecret: [3], at: now), "a confirmed authenticator is never replaced")
-            #expect(try await store.totp(userID: user.id)?.sealedSecret == [2])
+            #expect(try await store.totp(userID: user.id)?.sealedSecret == [4])
             await #expect(throws: StoreError.userGone) { try await store.storePendingTOTP(userID: UUID(), sealedSecret: [1], at: now) }
         }
     }
@@ -161,7 +166,7 @@ extension StoreSuite {
             }
             #expect(counts.sorted() == Array(1...200), "each guess sees its own count")
             let next = try #require(try await store.takeGuess(userID: user.id, window: 900, at: now))
-            #expect(next == TOTPGuess(sealedSecret: [7, 7], lastStep: 100, guesses: 201, dayGuesses: 201))
+            #expect(next == TOTPGuess(sealedSecret: [8, 8], lastStep: 100, guesses: 201, dayGuesses: 201))
             #expect(try await store.useTOTPStep(userID: user.id, step: 101))
             #expect(try await store.takeGuess(userID: user.id, window: 900, at: now)?.guesses == 201, "the right code took its guess back")
             #expect(try await store.useRecoveryCode(userID: user.id, hash: [1]) == 2)

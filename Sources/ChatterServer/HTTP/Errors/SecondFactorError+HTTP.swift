@@ -20,7 +20,9 @@ extension SecondFactorError: APIErrorConvertible {
                 .forbidden, .stepUpRequired,
                 "Confirm it is you: enter the code from your authenticator app (or a recovery code), then try again.")
         case .signInAgain:
-            return APIError(.forbidden, .signInAgain, "To add an authenticator app, sign in again first (this session began over ten minutes ago).")
+            return APIError(
+                .forbidden, .signInAgain,
+                "Sign in again first: changing how this account signs in takes a sign-in within the last ten minutes.")
         case .notEnabled: return APIError(.conflict, .noSecondFactor, "This account has no second factor (or no enrolment waiting for its first code).")
         }
     }

@@ -25,8 +25,8 @@ struct PasskeyRoutes {
         router.post(RouterPath(NativePath.passkeySignUp)) { request, context in
             let body = try await request.decodeJSON(PasskeyRegistrationRequest.self, context: context)
             let client = context.client(request)
-            let user = try await passkeys.signUp(body, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, secondFactor: .passkey))
+            let (user, email) = try await passkeys.signUp(body, client: client)
+            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, deviceFor: email, secondFactor: .passkey))
         }
         router.post(RouterPath(NativePath.passkeySignInOptions)) { request, context in
             JSONResponse.make(try await passkeys.signInOptions(client: context.client(request)))
@@ -46,7 +46,7 @@ struct PasskeyRoutes {
             return JSONResponse.make(try await passkeys.rename(id, to: body.name, user: try context.requireSession().user, client: context.client(request)))
         }
         signedIn.delete(RouterPath(NativePath.passkeys + "/:id")) { request, context in
-            try await passkeys.delete(context.parameters.get("id") ?? "", user: try context.requireSession().user, client: context.client(request))
+            try await passkeys.delete(context.parameters.get("id") ?? "", session: try context.requireSession(), client: context.client(request))
             return Response(status: .noContent)
         }
     }

@@ -253,5 +253,10 @@ enum PostgresMigrations {
             "CREATE INDEX apple_tokens_to_revoke ON apple_tokens(kept_at) WHERE user_id IS NULL",
             "CREATE INDEX apple_tokens_by_user ON apple_tokens(user_id)",
         ],
+        // 8: a password reset (or a sign-up on an address with a password) on an account with a second factor
+        // waits for it: the new password's hash waits with the sign-in, set only when the second step completes.
+        [
+            "ALTER TABLE second_steps ADD COLUMN new_password_hash text"
+        ],
     ]
 }

@@ -39,11 +39,13 @@ extension PostgresStore {
         return try row.value("stored", as: Int64.self) == 1
     }
 
-    public func confirmTOTP(userID: UUID, sealedSecret: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at now: Date) async throws -> Bool {
+    public func confirmTOTP(userID: UUID, sealedSecret: [UInt8], resealed: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at now: Date) async throws
+        -> Bool
+    {
         try await transaction(keepsSessionCache: true) { [logger] db in
             let confirmed = try await db.query(
                 """
-                UPDATE totp_authenticators SET confirmed_at = \(now), last_step = \(step),
+                UPDATE totp_authenticators SET confirmed_at = \(now), last_step = \(step), sealed_secret = \(resealed.bytea),
                     guesses = GREATEST(guesses - 1, 0), day_guesses = GREATEST(day_guesses - 1, 0)
                 WHERE user_id = \(userID) AND sealed_secret = \(sealedSecret.bytea) AND confirmed_at IS NULL RETURNING user_id
                 """, logger: logger
@@ -153,8 +155,8 @@ extension PostgresStore {
     public func storeSecondStep(_ step: PendingSecondStep) async throws {
         try await rows(
             """
-            INSERT INTO second_steps (hash, user_id, method, email, expires_at)
-            VALUES (\(step.hash.bytea), \(step.userID), \(step.method), \(step.email), \(step.expiresAt))
+            INSERT INTO second_steps (hash, user_id, method, email, expires_at, new_password_hash)
+            VALUES (\(step.hash.bytea), \(step.userID), \(step.method), \(step.email), \(step.expiresAt), \(step.newPasswordHash))
             """, keepsSessionCache: true)
     }
 
@@ -187,6 +189,6 @@ extension PostgresStore {
     static func secondStep(_ row: PostgresRandomAccessRow) throws -> PendingSecondStep {
         PendingSecondStep(
             hash: try row.bytes("hash"), userID: try row.value("user_id"), method: try row.value("method"), email: try row.value("email"),
-            expiresAt: try row.value("expires_at"))
+            expiresAt: try row.value("expires_at"), newPasswordHash: try row.value("new_password_hash"))
     }
 }

@@ -36,15 +36,18 @@ extension SQLiteStore {
         }
     }
 
-    public func confirmTOTP(userID: UUID, sealedSecret: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at now: Date) async throws -> Bool {
+    public func confirmTOTP(userID: UUID, sealedSecret: [UInt8], resealed: [UInt8], step: Int64, recoveryCodes: [[UInt8]], at now: Date) async throws
+        -> Bool
+    {
         try await durable {
             try await transaction(keepsSessionCache: true) { db in
                 guard
                     try await !db.query(
                         """
-                        UPDATE totp_authenticators SET confirmed_at = ?, last_step = ?, guesses = max(guesses - 1, 0), day_guesses = max(day_guesses - 1, 0)
+                        UPDATE totp_authenticators SET confirmed_at = ?, last_step = ?, sealed_secret = ?,
+                            guesses = max(guesses - 1, 0), day_guesses = max(day_guesses - 1, 0)
                         WHERE user_id = ? AND sealed_secret = ? AND confirmed_at IS NULL RETURNING user_id
-                        """, [.time(now), .integer(Int(step)), .uuid(userID), .bytes(sealedSecret)]
+                        """, [.time(now), .integer(Int(step)), .bytes(resealed), .uuid(userID), .bytes(sealedSecret)]
                     ).isEmpty
                 else { return false }
                 try await Self.replaceRecoveryCodes(db, userID: userID, hashes: recoveryCodes)
@@ -147,8 +150,11 @@ extension SQLiteStore {
 
     public func storeSecondStep(_ step: PendingSecondStep) async throws {
         _ = try await write(
-            "INSERT INTO second_steps (hash, user_id, method, email, expires_at) VALUES (?, ?, ?, ?, ?)",
-            [.bytes(step.hash), .uuid(step.userID), .text(step.method), step.email.map(SQLiteData.text) ?? .null, .time(step.expiresAt)],
+            "INSERT INTO second_steps (hash, user_id, method, email, expires_at, new_password_hash) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .bytes(step.hash), .uuid(step.userID), .text(step.method), step.email.map(SQLiteData.text) ?? .null, .time(step.expiresAt),
+                step.newPasswordHash.map(SQLiteData.text) ?? .null,
+            ],
             keepsSessionCache: true)
     }
 
@@ -182,6 +188,6 @@ extension SQLiteStore {
     static func secondStep(_ row: SQLiteRow) throws -> PendingSecondStep {
         PendingSecondStep(
             hash: Array(row.column("hash")?.blob?.readableBytesView ?? []), userID: try row.uuid("user_id"), method: try row.string("method"),
-            email: row.column("email")?.string, expiresAt: try row.date("expires_at"))
+            email: row.column("email")?.string, expiresAt: try row.date("expires_at"), newPasswordHash: row.column("new_password_hash")?.string)
     }
 }

@@ -38,7 +38,7 @@ struct AppleTokens: Sendable {
             {
                 return
             }
-            guard try await store.hit("apple-exchange:\(identity.subject)", window: 3600, at: now()) <= Self.exchangesPerHour else {
+            guard try await store.hit(RateLimitKeys.appleExchanges(identity.subject), window: 3600, at: now()) <= Self.exchangesPerHour else {
                 logger.info("an Apple authorization code was not exchanged: this Apple ID's exchanges this hour are used up")
                 return
             }

@@ -98,7 +98,7 @@ public struct AuditLog: Sendable {
         do {
             for (index, network) in client.limitKeys.enumerated() {
                 let limit = ClientNetwork.limit(Self.refusalsPerNetwork, widenedFor: index)
-                guard try await store.hit("audit:refused:\(network)", window: Self.refusalWindow, at: now()) <= limit else {
+                guard try await store.hit(RateLimitKeys.auditRefusals(network), window: Self.refusalWindow, at: now()) <= limit else {
                     ChatterMetrics.auditRefusalDropped()
                     return false
                 }

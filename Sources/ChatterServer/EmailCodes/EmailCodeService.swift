@@ -51,11 +51,14 @@ public struct EmailCodeService: Sendable {
     public func send(to email: String, purpose: Purpose, client: ClientInfo, device: DeviceTokens.Device? = nil) async throws -> EmailCodeResponse {
         let instant = now()
         let scope = device.map { "device:\($0.key)" } ?? "address"
-        if try await store.hit("code:\(scope):\(email)", window: 3600, at: instant) > limits.perAddressPerHour {
+        if try await store.hit(RateLimitKeys.emailCodes(scope: scope, email: email), window: 3600, at: instant) > limits.perAddressPerHour {
             throw Failure.limited(retryAfter: 3600)
         }
         for (index, network) in client.limitKeys.enumerated() where device == nil {
-            guard try await store.hit("code:ip:\(network)", window: 3600, at: instant) <= ClientNetwork.limit(limits.perIPPerHour, widenedFor: index) else {
+            guard
+                try await store.hit(RateLimitKeys.emailCodeNetwork(network), window: 3600, at: instant)
+                    <= ClientNetwork.limit(limits.perIPPerHour, widenedFor: index)
+            else {
                 throw Failure.limited(retryAfter: 3600)
             }
         }

@@ -25,7 +25,7 @@ struct AccountNotices: Sendable {
     func send(_ notice: AccountNotice, to userID: UUID, address known: String?, client: ClientInfo?) async {
         do {
             // A deletion's notice is the account's last (and counting it would leave a row the account no longer owns).
-            if known == nil, let limits, try await limits.hit(Self.limitKey(userID), window: 3600, at: now()) > Self.perHour {
+            if known == nil, let limits, try await limits.hit(RateLimitKeys.notices(userID), window: 3600, at: now()) > Self.perHour {
                 logger.warning("account notices over their hourly limit; not sent", metadata: ["user": "\(userID.text)", "notice": "\(notice.kind)"])
                 return
             }
@@ -36,9 +36,6 @@ struct AccountNotices: Sendable {
             logger.error("sending an account notice failed", metadata: ["error": "\(error)"])
         }
     }
-
-    /// The one spelling of this limit's key.
-    static func limitKey(_ userID: UUID) -> String { "notice:\(userID.text)" }
 }
 
 /// What an owner is told of: a closed set, each with its own words.

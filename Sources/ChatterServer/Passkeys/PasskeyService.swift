@@ -205,7 +205,7 @@ struct PasskeyService: Sendable {
     func admit(_ client: ClientInfo) async throws {
         for (index, network) in client.limitKeys.enumerated() {
             let limit = ClientNetwork.limit(ceremoniesPerNetwork, widenedFor: index)
-            guard try await limits.hit("passkey:\(network)", window: Self.window, at: now()) <= limit else {
+            guard try await limits.hit(RateLimitKeys.passkeyCeremonies(network), window: Self.window, at: now()) <= limit else {
                 throw LimitReached(.passkey, retryAfter: Int(Self.window))
             }
         }

@@ -57,17 +57,23 @@ public struct SignInThrottle: Sendable {
             return try await store.hit(key, window: window, at: instant) <= limit
         }
         if let device {
-            guard try await take("pw:dev:\(device.key)", limits.perDevice, window: limits.window) else { return .refused(retryAfter: Int(limits.window)) }
-            guard try await take("pw:devday:\(account)", limits.perAccountDevicesPerDay, window: 86_400) else { return .refused(retryAfter: 86_400) }
+            guard try await take(RateLimitKeys.passwordDevice(device.key), limits.perDevice, window: limits.window) else {
+                return .refused(retryAfter: Int(limits.window))
+            }
+            guard try await take(RateLimitKeys.passwordDevicesDay(account), limits.perAccountDevicesPerDay, window: 86_400) else {
+                return .refused(retryAfter: 86_400)
+            }
             return .allowed(Ticket(keys: taken))
         }
         for (index, network) in networks.enumerated() {
-            guard try await take("pw:ip:\(network)", ClientNetwork.limit(limits.perIP, widenedFor: index), window: limits.window) else {
+            guard try await take(RateLimitKeys.passwordNetwork(network), ClientNetwork.limit(limits.perIP, widenedFor: index), window: limits.window) else {
                 return .refused(retryAfter: Int(limits.window))
             }
         }
-        guard try await take("pw:acct:\(account)", limits.perAccount, window: limits.window) else { return .refused(retryAfter: Int(limits.window)) }
-        guard try await take("pw:day:\(account)", limits.perAccountPerDay, window: 86_400) else { return .refused(retryAfter: 86_400) }
+        guard try await take(RateLimitKeys.passwordAttempts(account), limits.perAccount, window: limits.window) else {
+            return .refused(retryAfter: Int(limits.window))
+        }
+        guard try await take(RateLimitKeys.passwordDay(account), limits.perAccountPerDay, window: 86_400) else { return .refused(retryAfter: 86_400) }
         return .allowed(Ticket(keys: taken))
     }
 

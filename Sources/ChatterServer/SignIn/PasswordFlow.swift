@@ -46,12 +46,13 @@ struct PasswordFlow: Sendable {
         // No account can have an invalid address, so refusing it at once tells an attacker nothing.
         guard let email = EmailAddress.normalize(raw) else { throw SignInError.wrongCredentials }
         let device = try await devices.device(deviceToken, for: email)
-        let admission = try await throttle.admit(account: "email:\(email)", networks: client.limitKeys, device: device)
+        let admission = try await throttle.admit(account: RateLimitKeys.passwordAccount(email: email), networks: client.limitKeys, device: device)
         guard case .allowed(let ticket) = admission else { throw LimitReached(.passwordSignIn, retryAfter: admission.wait) }
         guard password.utf8.count <= rules.maximumBytes else { throw SignInError.wrongCredentials }
         let user = try await store.user(for: .email(email))
         let stored = try await user.asyncMap { try await store.passwordHash(userID: $0.id) } ?? nil
-        let matches = try await checked(password, against: stored, ticket, lane: device == nil ? .stranger : .recognised, owner: "email:\(email)")
+        let matches = try await checked(
+            password, against: stored, ticket, lane: device == nil ? .stranger : .recognised, owner: RateLimitKeys.passwordAccount(email: email))
         guard matches, let user else {
             await audit.record(.signInFailed, user: stored == nil ? nil : user?.id, method: .password, client: client)
             throw SignInError.wrongCredentials
@@ -79,7 +80,7 @@ struct PasswordFlow: Sendable {
     func change(_ session: AuthenticatedSession, current: String, new: String, client: ClientInfo) async throws {
         try await stepUp.require(session)
         let user = session.user.id
-        let owner = "user:\(user.uuidString)"
+        let owner = RateLimitKeys.passwordAccount(user)
         let email = try await store.identities(of: user).first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject
         try check(new, email: email)
         let admission = try await throttle.admit(account: owner, networks: client.limitKeys, device: nil)

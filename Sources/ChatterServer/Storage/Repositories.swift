@@ -449,11 +449,32 @@ extension EmailCodeRepository {
     }
 }
 
-/// Counters whose key names an account (not an address or a network): deleting the account removes them.
+/// Every rate-limit counter's key, spelled in this one place: the services count under these names and the
+/// stores delete an account's own when it goes (`naming`), so renaming one cannot silently leave a deleted
+/// account's counters behind.
 enum RateLimitKeys {
+    /// Counters whose key names an account (not an address or a network): deleting the account removes them.
     static func naming(_ userID: UUID) -> [String] {
-        [handoff(userID), "pw:acct:user:\(userID.uuidString)", "pw:day:user:\(userID.uuidString)"]
+        let account = passwordAccount(userID)
+        return [handoff(userID), notices(userID), passwordAttempts(account), passwordDay(account), passwordDevicesDay(account)]
     }
 
     static func handoff(_ userID: UUID) -> String { "handoff:\(userID.uuidString)" }
+    static func notices(_ userID: UUID) -> String { "notice:\(userID.uuidString)" }
+
+    /// What password attempts at an address's account count under (a sign-in names an address, not an account).
+    static func passwordAccount(email: String) -> String { "email:\(email)" }
+    /// What a signed-in password change counts under.
+    static func passwordAccount(_ userID: UUID) -> String { "user:\(userID.uuidString)" }
+    static func passwordAttempts(_ account: String) -> String { "pw:acct:\(account)" }
+    static func passwordDay(_ account: String) -> String { "pw:day:\(account)" }
+    static func passwordDevicesDay(_ account: String) -> String { "pw:devday:\(account)" }
+    static func passwordDevice(_ device: String) -> String { "pw:dev:\(device)" }
+    static func passwordNetwork(_ network: String) -> String { "pw:ip:\(network)" }
+
+    static func emailCodes(scope: String, email: String) -> String { "code:\(scope):\(email)" }
+    static func emailCodeNetwork(_ network: String) -> String { "code:ip:\(network)" }
+    static func passkeyCeremonies(_ network: String) -> String { "passkey:\(network)" }
+    static func appleExchanges(_ subject: String) -> String { "apple-exchange:\(subject)" }
+    static func auditRefusals(_ network: String) -> String { "audit:refused:\(network)" }
 }

@@ -55,6 +55,7 @@ public enum ChatterApp {
         SecondFactorPages(signIn: s.signIn, pages: pages, web: web).register(on: browsers)
         SecondFactorAccountPages(secondFactors: s.secondFactors, pages: pages, web: web).register(on: browsers)
         let account = AccountPages(accounts: s.accounts, passkeys: s.passkeys, secondFactors: s.secondFactors, stepUp: s.stepUp, pages: pages, web: web)
+        StepUpPages(secondFactors: s.secondFactors, passkeys: s.passkeys, account: account, pages: pages, web: web).register(on: browsers)
         account.register(on: browsers)
         PasskeyPages(passkeys: s.passkeys, auth: auth, account: account, web: web).register(on: browsers)
         let access = OperatorAccess(

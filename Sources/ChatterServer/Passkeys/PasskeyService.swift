@@ -70,6 +70,19 @@ struct PasskeyService: Sendable {
             challenge: Base64URL.encode(challenge), timeout: Int(Self.timeout * 1000), rpId: party.id, userVerification: Self.userVerification.rawValue)
     }
 
+    /// Options for a step-up with one of the session's account's passkeys (the account names them).
+    func stepUpOptions(for session: AuthenticatedSession, client: ClientInfo) async throws -> PasskeyRequestOptions {
+        try await admit(client)
+        let existing = try await passkeys.passkeys(of: session.user.id).filter { !$0.flagged }
+        guard !existing.isEmpty else { throw PasskeyError.notFound }
+        let challenge = try await issue(.stepUp, userID: session.user.id)
+        return PasskeyRequestOptions(
+            challenge: Base64URL.encode(challenge), timeout: Int(Self.timeout * 1000), rpId: party.id,
+            allowCredentials: existing.map {
+                PasskeyDescriptor(id: Base64URL.encode($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports)
+            }, userVerification: Self.userVerification.rawValue)
+    }
+
     func creationOptions(challenge: [UInt8], handle: [UInt8], name: String, displayName: String, excluding existing: [PasskeyRecord])
         -> PasskeyCreationOptions
     {
@@ -143,10 +156,27 @@ struct PasskeyService: Sendable {
     /// The account a passkey assertion signs in, after every check, with its summary as read with the
     /// passkey; the passkey's counter moves forward in the same step that accepts it.
     func signIn(_ request: PasskeySignInRequest, client: ClientInfo) async throws -> (user: User, account: AccountSummary) {
+        try await assert(request, purpose: .signIn, for: nil, client: client)
+    }
+
+    /// A step-up: one of the session's account's passkeys, for options made for that account, confirms it is
+    /// the owner; the session may then do what takes a recent proof (`StepUp`) for its window. A passkey
+    /// verifies the user, so it counts as both factors, as at sign-in.
+    func stepUp(_ request: PasskeySignInRequest, session: AuthenticatedSession, client: ClientInfo) async throws {
+        _ = try await assert(request, purpose: .stepUp, for: session.user.id, client: client)
+        try await secondFactors.recordStepUp(session, factor: .passkey)
+    }
+
+    /// The checks of every assertion: the challenge redeemed once for `purpose` (and, for `account`, made for
+    /// it), the passkey found and not flagged (and, for `account`, that account's), its signature, its counter.
+    private func assert(_ request: PasskeySignInRequest, purpose: PasskeyChallenge.Purpose, for account: UUID?, client: ClientInfo) async throws
+        -> (user: User, account: AccountSummary)
+    {
         let response = request.credential
         let id = Base64URL.decode(response.rawId)
-        let (challenge, bytes, found) = try await redeem(response.response.clientDataJSON, purpose: .signIn, readingOwnerOf: id)
-        guard let id, let owner = found, !owner.passkey.flagged else {
+        let (challenge, bytes, found) = try await redeem(response.response.clientDataJSON, purpose: purpose, readingOwnerOf: id)
+        if let account, challenge.userID != account { throw PasskeyError.invalidChallenge }
+        guard let id, let owner = found, !owner.passkey.flagged, account == nil || owner.passkey.userID == account else {
             await audit.record(.signInFailed, method: .passkey, client: client, detail: ErrorCode.unknownPasskey.rawValue)
             throw PasskeyError.unknownPasskey
         }

@@ -74,10 +74,11 @@ struct SecondFactorService: Sendable {
 
     /// A new secret, waiting for its first code; it replaces one still waiting. `account`: the name the
     /// app shows (the account's address, else its display name). Its first code counts as a step-up, so it
-    /// is begun only from a session that signed in within the last ten minutes: a stolen old session can
-    /// neither lock the owner out with its thief's app nor step up through one.
+    /// is begun only from a session with a recent proof (a sign-in, or a passkey's step-up, within the last
+    /// ten minutes): a stolen old session can neither lock the owner out with its thief's app nor step up
+    /// through one.
     func beginEnrolment(_ session: AuthenticatedSession, account: String) async throws -> TOTPEnrolment {
-        try await stepUp.requireRecentSignIn(session)
+        try await stepUp.requireReauthentication(session)
         let user = session.user
         let totp = TOTP.random()
         let sealed = try box.seal(totp.secret, for: user.id, session: session.sessionID)
@@ -154,6 +155,13 @@ struct SecondFactorService: Sendable {
     /// `StepUp.window`.
     func stepUp(_ session: AuthenticatedSession, code: String, client: ClientInfo) async throws {
         let factor = try await verify(code, userID: session.user.id, method: session.signInMethod, client: client)
+        guard try await store.recordStepUp(sessionID: session.sessionID, userID: session.user.id, factor: factor.rawValue, at: now()) else {
+            throw SessionError.invalidAccessToken
+        }
+    }
+
+    /// Records a step-up `session` passed another way (a passkey).
+    func recordStepUp(_ session: AuthenticatedSession, factor: SecondFactorKind) async throws {
         guard try await store.recordStepUp(sessionID: session.sessionID, userID: session.user.id, factor: factor.rawValue, at: now()) else {
             throw SessionError.invalidAccessToken
         }

@@ -322,6 +322,8 @@ public struct PasskeyChallenge: Sendable, Equatable {
         case signUp = "sign-up"
         /// Signing in; the passkey names its account.
         case signIn = "sign-in"
+        /// Confirming it is the owner of the signed-in account `userID` (a step-up): one of its passkeys.
+        case stepUp = "step-up"
     }
 
     public var hash: [UInt8]

@@ -98,14 +98,37 @@ struct AccountPages {
         do {
             try await accounts.revoke(context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
         } catch SecondFactorError.stepUpRequired {
-            return SecondFactorAccountPages.stepUp(returningTo: "/account")
+            return StepUpPages.ask(returningTo: "/account", resume: context.parameters.get("id").flatMap(UUID.init(uuidString:)).map { .revokeSession($0) })
         }
         return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
+    }
+
+    /// Finishes an action a step-up interrupted, once it passed (`StepUpPages`).
+    func finish(_ action: StepUpPages.Resume, session: AuthenticatedSession, client: ClientInfo) async throws -> Response {
+        switch action {
+        case .signOutEverywhere:
+            try await accounts.signOut(session, everywhere: true, client: client)
+            return Self.signedOut(.signedOutEverywhere)
+        case .revokeSession(let id):
+            try await accounts.revoke(id, of: session, client: client)
+            return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
+        }
+    }
+
+    static func signedOut(_ notice: Notice, then next: String? = nil) -> Response {
+        let location = next.flatMap(WebSessions.sameSitePath).map {
+            "/auth?next=" + ($0.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "")
+        }
+        var response = WebSessions.redirect(to: location ?? "/?notice=\(notice.rawValue)")
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(SessionAuthenticator.cookieName)))
+        return response
     }
 
     struct SignOutForm: WebForm {
         let csrf: String
         let scope: String?
+        /// Signing in again ("Confirm it is you"): off to the sign-in page, to come back to `next`.
+        let next: String?
     }
 
     func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
@@ -115,12 +138,9 @@ struct AccountPages {
         do {
             try await accounts.signOut(session, everywhere: everywhere, client: context.client(request))
         } catch SecondFactorError.stepUpRequired {
-            return SecondFactorAccountPages.stepUp(returningTo: "/account")
+            return StepUpPages.ask(returningTo: "/account", resume: .signOutEverywhere)
         }
-        let notice: Notice = everywhere ? .signedOutEverywhere : .signedOut
-        var response = WebSessions.redirect(to: "/?notice=\(notice.rawValue)")
-        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(SessionAuthenticator.cookieName)))
-        return response
+        return Self.signedOut(everywhere ? .signedOutEverywhere : .signedOut, then: everywhere ? nil : form.next)
     }
 
     /// The only page that carries the deletion form's CSRF token (`FormAction.isDestructive`).
@@ -134,7 +154,7 @@ struct AccountPages {
         guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
         // Asked before the confirmation, so that the step-up comes back to it.
         do { try await stepUp.require(session) } catch SecondFactorError.stepUpRequired {
-            return SecondFactorAccountPages.stepUp(returningTo: "/account/delete")
+            return StepUpPages.ask(returningTo: "/account/delete")
         }
         return pages.render(
             "delete",
@@ -149,7 +169,7 @@ struct AccountPages {
         do {
             try await accounts.deleteAccount(session, client: context.client(request))
         } catch SecondFactorError.stepUpRequired {
-            return SecondFactorAccountPages.stepUp(returningTo: "/account/delete")
+            return StepUpPages.ask(returningTo: "/account/delete")
         }
         var response = WebSessions.redirect(to: "/?notice=\(Notice.deleted.rawValue)")
         response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(SessionAuthenticator.cookieName)))

@@ -45,7 +45,7 @@ struct AdminPages {
     /// The account page the operator comes back to after a step-up.
     private func stepUp(_ context: ChatterRequestContext) -> Response {
         let id = context.parameters.get("id").flatMap(UUID.init(uuidString:))
-        return SecondFactorAccountPages.stepUp(returningTo: id.map { "/admin/users/\($0.uuidString)" } ?? "/admin")
+        return StepUpPages.ask(returningTo: id.map { "/admin/users/\($0.uuidString)" } ?? "/admin")
     }
 
     /// The account the path names, which must not be the operator's own for the changes these pages make

@@ -14,6 +14,8 @@ enum FormAction: String, CaseIterable, Sendable {
     case password = "auth/password"
     case secondStep = "auth/second-factor"
     case stepUp = "account/verify"
+    case stepUpPasskeyOptions = "account/verify/passkey/options"
+    case stepUpPasskey = "account/verify/passkey"
     case secondFactorStart = "account/two-step/start"
     case secondFactorConfirm = "account/two-step/confirm"
     case recoveryCodes = "account/two-step/recovery-codes"

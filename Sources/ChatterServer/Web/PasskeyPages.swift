@@ -139,6 +139,8 @@ struct PasskeyPages {
         do {
             try await passkeys.delete(context.parameters.get("id") ?? "", session: session, client: context.client(request))
             return WebSessions.redirect(to: "/account?notice=\(Notice.passkeyRemoved.rawValue)")
+        } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
+            return StepUpPages.ask(returningTo: "/account")
         } catch let error as any APIErrorConvertible {
             return try await account.show(request, context, error: error.apiError)
         }

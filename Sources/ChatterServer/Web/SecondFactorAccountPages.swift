@@ -4,16 +4,15 @@ import HTTPTypes
 import Hummingbird
 
 /// The second factor on the account page: adding an authenticator app (`/account/two-step` shows its QR
-/// code, drawn here, and its secret until the first code confirms it), new recovery codes, turning it off,
-/// and the step-up page (`/account/verify`) actions that matter send a browser to. `SecondFactorService`
-/// holds the rules; every form carries its own CSRF token.
+/// code, drawn here, and its secret until the first code confirms it), new recovery codes and turning it
+/// off (the step-up page is `StepUpPages`). `SecondFactorService` holds the rules; every form carries its
+/// own CSRF token.
 struct SecondFactorAccountPages {
     let secondFactors: SecondFactorService
     let pages: WebPages
     let web: WebSessions
 
     static let setupPath = "/account/two-step"
-    static let verifyPath = "/account/verify"
 
     func register(on router: some RouterMethods<ChatterRequestContext>) {
         router.post(RouterPath(FormAction.secondFactorStart.route)) { request, context in try await start(request, context) }
@@ -21,13 +20,6 @@ struct SecondFactorAccountPages {
         router.post(RouterPath(FormAction.secondFactorConfirm.route)) { request, context in try await confirm(request, context) }
         router.post(RouterPath(FormAction.recoveryCodes.route)) { request, context in try await regenerate(request, context) }
         router.post(RouterPath(FormAction.secondFactorDisable.route)) { request, context in try await disable(request, context) }
-        router.get(RouterPath(Self.verifyPath)) { request, context in try verifyPage(request, context) }
-        router.post(RouterPath(FormAction.stepUp.route)) { request, context in try await verify(request, context) }
-    }
-
-    /// Where an action that answered `step_up_required` sends the browser, to come back to `next`.
-    static func stepUp(returningTo next: String) -> Response {
-        WebSessions.redirect(to: verifyPath + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "%2Faccount"))
     }
 
     struct CodeForm: WebForm {
@@ -44,8 +36,8 @@ struct SecondFactorAccountPages {
         do {
             _ = try await secondFactors.beginEnrolment(session, account: try await secondFactors.accountName(session.user))
         } catch SecondFactorError.signInAgain {
-            // Signing in again starts a fresh session, from which the app can be added.
-            return WebSessions.redirect(to: "/auth?next=/account")
+            // "Confirm it is you": a passkey, or signing in again, from which the app can be added.
+            return StepUpPages.ask(returningTo: "/account")
         }
         return WebSessions.redirect(to: Self.setupPath)
     }
@@ -112,31 +104,6 @@ struct SecondFactorAccountPages {
         try await secondFactors.disable(session.user, code: form.code, client: context.client(request))
         return WebSessions.redirect(to: "/account?notice=\(Notice.twoStepOff.rawValue)")
     }
-
-    // MARK: Step-up
-
-    struct VerifyPage: PageContent {
-        let frame: PageFrame
-        let next: String
-    }
-
-    func verifyPage(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil, next: String? = nil) throws -> Response {
-        guard let (visitor, _) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
-        let next = (next ?? request.uri.queryParameters.get("next")).flatMap(WebSessions.sameSitePath) ?? "/account"
-        let page = VerifyPage(frame: pages.frame("Confirm it is you", visitor, error: error?.body.message), next: next)
-        return pages.render("verify", page, status: error?.status ?? .ok, visitor: visitor)
-    }
-
-    func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
-        let form = try await web.form(CodeForm.self, for: .stepUp, request, context, visitor: visitor)
-        do {
-            try await secondFactors.stepUp(session, code: form.code, client: context.client(request))
-        } catch let error as any APIErrorConvertible {
-            return try verifyPage(request, context, error: error.apiError, next: form.next)
-        }
-        return WebSessions.redirect(to: form.next.flatMap(WebSessions.sameSitePath) ?? "/account")
-    }
 }
 
 // What the templates read (`TemplateFields`): each type's stored properties, by name.
@@ -158,16 +125,6 @@ extension SecondFactorAccountPages.CodesPage: TemplateFields {
         switch key {
         case "frame": frame
         case "codes": codes
-        default: nil
-        }
-    }
-}
-
-extension SecondFactorAccountPages.VerifyPage: TemplateFields {
-    func child(named key: String) -> Any? {
-        switch key {
-        case "frame": frame
-        case "next": next
         default: nil
         }
     }

@@ -114,18 +114,87 @@ extension WebBrowser {
             #expect(try await browser.get("/account/delete").status == .ok, "confirming the app was a step-up")
             h.clock.advance(by: StepUp.window)
             let asked = try await browser.get("/account/delete")
-            #expect(asked.status == .seeOther && asked.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Faccount%2Fdelete")
+            #expect(asked.status == .seeOther && asked.headers[.location] == StepUpPages.path + "?next=%2Faccount%2Fdelete")
             let everywhere = try await browser.post("/account/signout", [("scope", "everywhere")])
-            #expect(everywhere.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Faccount")
+            #expect(everywhere.headers[.location] == StepUpPages.path + "?next=%2Faccount&resume=signout-everywhere")
             #expect(try await browser.get("/account").status == .ok, "still signed in")
-            let page = WebBrowser.text(try await browser.get(SecondFactorAccountPages.verifyPath + "?next=%2Faccount%2Fdelete"))
+            let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount%2Fdelete"))
             #expect(page.contains("name=\"next\" value=\"/account/delete\""))
-            #expect(try await browser.post(SecondFactorAccountPages.verifyPath, [("code", "000000"), ("next", "/account/delete")]).status == .unauthorized)
-            let verified = try await browser.post(SecondFactorAccountPages.verifyPath, [("code", Self.code(totp, h)), ("next", "/account/delete")])
+            #expect(try await browser.post(StepUpPages.path, [("code", "000000"), ("next", "/account/delete")]).status == .unauthorized)
+            let verified = try await browser.post(StepUpPages.path, [("code", Self.code(totp, h)), ("next", "/account/delete")])
             #expect(verified.headers[.location] == "/account/delete")
             #expect(try await browser.get("/account/delete").status == .ok)
             #expect(try await browser.post("/account/delete", [], csrf: browser.csrf(.deleteAccount)).status == .seeOther)
             #expect(try await h.store.userCount() == 0)
+        }
+    }
+
+    /// The step-up finishes what sent the browser there: "sign out everywhere" and "end that session" need
+    /// no second click; a made-up `resume` finishes nothing.
+    @Test func aStepUpFinishesTheActionThatAskedForIt() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let (totp, _) = try await browser.enrolSecondFactor(h)
+            var other = WebBrowser(h)
+            h.clock.advance(by: 61)
+            _ = try await other.signInWithCode("ada@example.com")
+            #expect(try await other.post(SecondFactorPages.path, [("code", Self.code(totp, h))]).status == .seeOther)
+            h.clock.advance(by: StepUp.window)
+
+            let userID = try #require(try await h.store.accounts(withEmail: "ada@example.com").first?.user.id)
+            let otherSession = try #require(try await h.store.sessions(of: userID).last?.id)
+            let revoke = try await browser.post("/account/sessions/\(otherSession.uuidString)/revoke", [])
+            #expect(revoke.headers[.location] == StepUpPages.path + "?next=%2Faccount&resume=revoke%3A\(otherSession.uuidString)")
+            let forged = try await browser.post(StepUpPages.path, [("code", Self.code(totp, h)), ("resume", "delete-everything")])
+            #expect(forged.headers[.location] == "/account", "an unknown resume finishes nothing")
+            h.clock.advance(by: StepUp.window)
+            let resumed = try await browser.post(StepUpPages.path, [("code", Self.code(totp, h)), ("resume", "revoke:\(otherSession.uuidString)")])
+            #expect(resumed.headers[.location] == "/account?notice=\(Notice.revoked.rawValue)")
+            #expect(try await other.get("/account").status == .seeOther, "that session ended without a second click")
+
+            h.clock.advance(by: StepUp.window)
+            #expect(try await browser.post("/account/signout", [("scope", "everywhere")]).headers[.location]?.hasSuffix("resume=signout-everywhere") == true)
+            let everywhere = try await browser.post(StepUpPages.path, [("code", Self.code(totp, h)), ("resume", "signout-everywhere")])
+            #expect(everywhere.headers[.location] == "/?notice=\(Notice.signedOutEverywhere.rawValue)")
+            #expect(try await h.store.sessions(of: userID).isEmpty, "signed out everywhere")
+        }
+    }
+
+    /// On an account without an app, a passkey confirms it is the owner: an old session removes a passkey
+    /// after a step-up with another of its passkeys, without signing in again.
+    @Test func aPasskeyConfirmsItIsYouOnAnAccountWithoutAnApp() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let keep = PasskeyFlowTests.authenticator()
+            _ = try await PasskeyPagesTests.addPasskey(&browser, keep)
+            _ = try await PasskeyPagesTests.addPasskey(&browser, PasskeyFlowTests.authenticator())
+            let userID = try #require(try await h.store.accounts(withEmail: "ada@example.com").first?.user.id)
+            let removed = Base64URL.encode(try #require(try await h.store.passkeys(of: userID).last?.credentialID))
+            h.clock.advance(by: StepUp.window)
+
+            let asked = try await browser.post("/account/passkeys/\(removed)/delete", [])
+            #expect(asked.headers[.location] == StepUpPages.path + "?next=%2Faccount")
+            let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount"))
+            #expect(page.contains("Confirm with a passkey") && !page.contains(#"action="/account/verify""#), "no app: a passkey, or sign in again")
+            let options = try h.decode(PasskeyRequestOptions.self, try await browser.postForJSON("/account/verify/passkey/options"))
+            #expect(options.allowCredentials.count == 2, "the account's own passkeys")
+            let confirmed = try await browser.post(
+                "/account/verify/passkey", [("credential", try PasskeyPagesTests.credentialJSON(try keep.authenticate(options))), ("next", "/account")])
+            #expect(confirmed.headers[.location] == "/account", "\(WebBrowser.text(confirmed))")
+            #expect(try await browser.post("/account/passkeys/\(removed)/delete", []).headers[.location] == "/account?notice=passkey-removed")
+
+            // Another account's passkey confirms nothing here.
+            var mallory = WebBrowser(h)
+            _ = try await mallory.signInWithCode("mallory@example.com")
+            let malloryKey = PasskeyFlowTests.authenticator()
+            _ = try await PasskeyPagesTests.addPasskey(&mallory, malloryKey)
+            h.clock.advance(by: StepUp.window)
+            let theirs = try h.decode(PasskeyRequestOptions.self, try await browser.postForJSON("/account/verify/passkey/options"))
+            let foreign = try await browser.post(
+                "/account/verify/passkey", [("credential", try PasskeyPagesTests.credentialJSON(try malloryKey.authenticate(theirs)))])
+            #expect(foreign.status == .unauthorized)
         }
     }
 
@@ -161,9 +230,9 @@ extension WebBrowser {
             h.clock.advance(by: StepUp.window)
             #expect(try await browser.get("/admin/users/\(memberID.uuidString)").status == .ok, "reading needs no step-up")
             let change = try await browser.post("/admin/users/\(memberID.uuidString)/disable", [], csrf: browser.csrf(.disableAccount))
-            #expect(change.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Fadmin%2Fusers%2F\(memberID.uuidString)")
+            #expect(change.headers[.location] == StepUpPages.path + "?next=%2Fadmin%2Fusers%2F\(memberID.uuidString)")
             #expect(try await h.store.account(id: memberID)?.disabledAt == nil)
-            _ = try await browser.post(SecondFactorAccountPages.verifyPath, [("code", Self.code(totp, h)), ("next", "/admin/users/\(memberID.uuidString)")])
+            _ = try await browser.post(StepUpPages.path, [("code", Self.code(totp, h)), ("next", "/admin/users/\(memberID.uuidString)")])
             #expect(try await browser.post("/admin/users/\(memberID.uuidString)/disable", [], csrf: browser.csrf(.disableAccount)).status == .seeOther)
             #expect(try await h.store.account(id: memberID)?.disabledAt != nil)
         }
@@ -180,21 +249,31 @@ extension WebBrowser {
             let (totp, _) = try await browser.enrolSecondFactor(h)
             #expect(try await browser.get("/admin").status == .ok)
             let asked = try await old.get("/admin")
-            #expect(asked.headers[.location] == SecondFactorAccountPages.verifyPath + "?next=%2Fadmin", "a cookie from before the app was added")
-            _ = try await old.post(SecondFactorAccountPages.verifyPath, [("code", Self.code(totp, h)), ("next", "/admin")])
+            #expect(asked.headers[.location] == StepUpPages.path + "?next=%2Fadmin", "a cookie from before the app was added")
+            _ = try await old.post(StepUpPages.path, [("code", Self.code(totp, h)), ("next", "/admin")])
             #expect(try await old.get("/admin").status == .ok)
             h.clock.advance(by: StepUp.window)
             #expect(try await old.get("/admin/audit").status == .ok, "reading needs a second factor once, not a recent one")
         }
     }
 
+    /// The whole walk, with no dead end: "Confirm it is you" offers signing in again (the account has neither
+    /// an app nor a passkey), which signs this browser out and comes back to the account, where the app is added.
     @Test func anOldBrowserSessionSignsInAgainBeforeAddingAnApp() async throws {
         try await Harness.run { h async throws in
             var browser = WebBrowser(h)
             _ = try await browser.signInWithCode("ada@example.com")
             h.clock.advance(by: StepUp.window)
             let start = try await browser.post("/account/two-step/start", [])
-            #expect(start.headers[.location] == "/auth?next=/account")
+            #expect(start.headers[.location] == StepUpPages.path + "?next=%2Faccount")
+            let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount"))
+            #expect(page.contains("Sign in again") && !page.contains(#"action="/account/verify""#) && !page.contains("Confirm with a passkey"))
+            let again = try await browser.post("/account/signout", [("next", "/account")])
+            #expect(again.headers[.location] == "/auth?next=%2Faccount")
+            #expect(browser.cookies[SessionAuthenticator.cookieName] == nil)
+            h.clock.advance(by: 61)
+            #expect(try await browser.signInWithCode("ada@example.com", next: "/account").headers[.location] == "/account")
+            #expect(try await browser.post("/account/two-step/start", []).headers[.location] == SecondFactorAccountPages.setupPath)
         }
     }
 

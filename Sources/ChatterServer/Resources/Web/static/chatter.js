@@ -86,6 +86,11 @@ async function fetchPasskeyOptions(form) {
   if (form.dataset.codeFrom) body.set("code", (document.getElementById(form.dataset.codeFrom) || {}).value || "");
   const answer = await fetch(form.dataset.options, { method: "POST", body, credentials: "same-origin", headers: { Accept: "application/json" } });
   const json = await answer.json().catch(() => ({}));
+  // Adding a passkey takes a recent proof: "Confirm it is you" offers one, then comes back.
+  if (json.error === "step_up_required" || json.error === "sign_in_again") {
+    location.assign("/account/verify?next=" + encodeURIComponent(location.pathname));
+    return new Promise(() => {});
+  }
   if (!answer.ok) throw new Error(json.message || "The server did not answer; try again.");
   return json;
 }
@@ -148,6 +153,6 @@ document.addEventListener("DOMContentLoaded", () => {
       passkeyCeremony(form);
     });
   }
-  const signIn = document.querySelector('form[data-passkey="get"]');
+  const signIn = document.querySelector('form[data-passkey="get"][data-autofill]');
   if (signIn) passkeyAutofill(signIn);
 });

@@ -1,0 +1,149 @@
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/account/verify`, "Confirm it is you": where an action that takes a recent proof sends the browser. It
+/// offers every proof the account has — the authenticator app's code (or a recovery code), one of its
+/// passkeys, or signing in again — and once one passes it finishes the action that sent the browser there
+/// (`Resume`) or goes back to the page it came from. A state with no proof on offer never arises: signing
+/// in again is always there.
+struct StepUpPages {
+    let secondFactors: SecondFactorService
+    let passkeys: PasskeyService
+    let account: AccountPages
+    let pages: WebPages
+    let web: WebSessions
+
+    static let path = "/account/verify"
+
+    func register(on router: some RouterMethods<ChatterRequestContext>) {
+        router.get(RouterPath(Self.path)) { request, context in try await page(request, context) }
+        router.post(RouterPath(FormAction.stepUp.route)) { request, context in try await verify(request, context) }
+        router.post(RouterPath(FormAction.stepUpPasskeyOptions.route)) { request, context in try await passkeyOptions(request, context) }
+        router.post(RouterPath(FormAction.stepUpPasskey.route)) { request, context in try await verifyPasskey(request, context) }
+    }
+
+    /// What a passed step-up finishes: the action that asked for it, when that was a form and not a page.
+    enum Resume: Equatable {
+        case signOutEverywhere
+        case revokeSession(UUID)
+
+        init?(_ text: String?) {
+            guard let text, text.utf8.count <= 64 else { return nil }
+            if text == "signout-everywhere" {
+                self = .signOutEverywhere
+            } else if text.hasPrefix("revoke:"), let id = UUID(uuidString: String(text.dropFirst("revoke:".count))) {
+                self = .revokeSession(id)
+            } else {
+                return nil
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .signOutEverywhere: "signout-everywhere"
+            case .revokeSession(let id): "revoke:\(id.uuidString)"
+            }
+        }
+    }
+
+    /// Where an action that answered `step_up_required` or `sign_in_again` sends the browser: to come back
+    /// to `next`, or to finish `resume` at once.
+    static func ask(returningTo next: String, resume: Resume? = nil) -> Response {
+        var query = "?next=" + (next.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "%2Faccount")
+        if let resume { query += "&resume=" + (resume.text.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "") }
+        return WebSessions.redirect(to: path + query)
+    }
+
+    struct Page: PageContent {
+        let frame: PageFrame
+        let next: String
+        let resume: String
+        /// The account has an authenticator app: its code (or a recovery code) is offered.
+        let code: Bool
+        /// The account has passkeys: one is offered (where the browser has WebAuthn).
+        let passkey: Bool
+    }
+
+    func page(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil, next: String? = nil, resume: String? = nil) async throws
+        -> Response
+    {
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let next = (next ?? request.uri.queryParameters.get("next")).flatMap(WebSessions.sameSitePath) ?? "/account"
+        let asked: String? = resume ?? request.uri.queryParameters.get("resume").map { String($0) }
+        let resume = Resume(asked)
+        let page = Page(
+            frame: pages.frame("Confirm it is you", visitor, error: error?.body.message), next: next, resume: resume?.text ?? "",
+            code: try await secondFactors.isEnabled(for: session.user.id), passkey: try await !passkeys.list(session.user).isEmpty)
+        return pages.render("verify", page, status: error?.status ?? .ok, visitor: visitor)
+    }
+
+    struct CodeForm: WebForm {
+        let csrf: String
+        let code: String
+        let next: String?
+        let resume: String?
+    }
+
+    func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let form = try await web.form(CodeForm.self, for: .stepUp, request, context, visitor: visitor)
+        do {
+            try await secondFactors.stepUp(session, code: form.code, client: context.client(request))
+        } catch let error as any APIErrorConvertible {
+            return try await page(request, context, error: error.apiError, next: form.next, resume: form.resume)
+        }
+        return try await passed(session, next: form.next, resume: form.resume, request, context)
+    }
+
+    func passkeyOptions(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try context.requireVisitor()
+        guard let session = visitor.session else { throw APIError(.unauthorized, .authenticationRequired, "Sign in first.") }
+        _ = try await web.form(CSRFOnly.self, for: .stepUpPasskeyOptions, request, context, visitor: visitor)
+        return JSONResponse.make(try await passkeys.stepUpOptions(for: session, client: context.client(request)))
+    }
+
+    struct PasskeyForm: WebForm {
+        let csrf: String
+        let credential: String
+        let next: String?
+        let resume: String?
+    }
+
+    func verifyPasskey(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let form = try await web.form(PasskeyForm.self, for: .stepUpPasskey, request, context, visitor: visitor)
+        do {
+            let credential = try PasskeyPages.CredentialForm(csrf: form.csrf, credential: form.credential, next: nil).decoded(
+                AuthenticationResponseJSON.self)
+            try await passkeys.stepUp(PasskeySignInRequest(credential: credential), session: session, client: context.client(request))
+        } catch let error as any APIErrorConvertible {
+            return try await page(request, context, error: error.apiError, next: form.next, resume: form.resume)
+        }
+        return try await passed(session, next: form.next, resume: form.resume, request, context)
+    }
+
+    /// The step-up passed: finish what sent the browser here, or go back to it.
+    private func passed(_ session: AuthenticatedSession, next: String?, resume: String?, _ request: Request, _ context: ChatterRequestContext)
+        async throws -> Response
+    {
+        if let resume = Resume(resume) { return try await account.finish(resume, session: session, client: context.client(request)) }
+        return WebSessions.redirect(to: next.flatMap(WebSessions.sameSitePath) ?? "/account")
+    }
+}
+
+// What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension StepUpPages.Page: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "next": next
+        case "resume": resume
+        case "code": code
+        case "passkey": passkey
+        default: nil
+        }
+    }
+}

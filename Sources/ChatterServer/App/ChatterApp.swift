@@ -37,7 +37,7 @@ public enum ChatterApp {
             timeline: s.timeline, sessions: s.sessions, providers: s.providers, signIn: s.signIn,
             allowAnonymousPosting: configuration.allowAnonymousPosting
         ).register(on: router)
-        ProviderRoutes(providers: s.providers, signIn: s.signIn, appleTokens: s.appleTokens).register(on: router)
+        ProviderRoutes(providers: s.providers, signIn: s.signIn).register(on: router)
         EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
         PasskeyRoutes(passkeys: s.passkeys, signIn: s.signIn).register(on: router, signedIn: signedIn)
         PasswordRoutes(passwords: s.passwords, signIn: s.signIn).register(on: router, signedIn: signedIn)

@@ -57,7 +57,7 @@ public struct ServerAssembly: Sendable {
         devices = DeviceTokens(store: store, now: now)
         codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
-        providers = ProviderSignIn(google: google, apple: apple, audit: audit)
+        // Provider sign-in needs Apple's token service, built below with the sealing key.
         // Tests and embedders that keep nothing across restarts may go without a key file: secrets sealed under a
         // key made now open only in this process.
         let box: SecretBox
@@ -71,6 +71,7 @@ public struct ServerAssembly: Sendable {
         appleTokens = AppleTokens(
             store: store, server: appleAuth ?? HTTPAppleAuthServer(baseURL: configuration.appleAuthURL), key: appleSigningKey, apple: apple,
             box: box, now: now, logger: logger)
+        providers = ProviderSignIn(google: google, apple: apple, audit: audit, users: store, appleTokens: appleTokens, now: now)
         let notices = AccountNotices(users: store, limits: store, mail: mail, sender: configuration.mailFrom, logger: logger, now: now)
         admin = AdminService(store: store, audit: audit, notices: notices, appleTokens: appleTokens, now: now)
         secondFactors = SecondFactorService(
@@ -82,7 +83,7 @@ public struct ServerAssembly: Sendable {
             throttle: SignInThrottle(store: store, now: now), devices: devices, audit: audit, stepUp: stepUp, secondFactors: secondFactors,
             notices: notices, now: now)
         signIn = SignInService(
-            users: store, sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors, passwords: passwords,
+            sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors, passwords: passwords,
             rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit, now: now)
         accounts = AccountService(
             store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp, appleTokens: appleTokens, notices: notices)

@@ -24,10 +24,9 @@ struct CourseRoutes {
         router.post("adduser") { request, context in
             let body = try await request.decodeJSON(AddUserRequest.self, context: context)
             let client = context.client(request)
-            let claims = try await providers.google(body.idToken, clientID: body.clientID, client: client)
-            let user = try await signIn.account(claims)
-            let (token, lifetime) = try await signIn.course(user, method: .google, client: client)
-            return JSONResponse.make(AddUserResponse(username: user.displayName, chatterID: token.secret, lifetime: Int(lifetime)))
+            let flow = try await providers.google(body.idToken, clientID: body.clientID, client: client)
+            let (token, lifetime) = try await signIn.course(flow, client: client)
+            return JSONResponse.make(AddUserResponse(username: flow.user.displayName, chatterID: token.secret, lifetime: Int(lifetime)))
         }
         router.post("postauth") { request, context in
             let body = try await request.decodeJSON(PostAuthRequest.self, context: context)

@@ -2,14 +2,39 @@ import ChatterWire
 import Foundation
 
 /// Sign-in with Google or Apple, for every route that takes their ID tokens (the native API, the course
-/// `/adduser`, the web button): the token verified, a refusal audited with the check that failed, and the
-/// identity as the store keeps it.
+/// `/adduser`, the web button), assembled here once: the token verified, a refusal audited with the check
+/// that failed, the account its identity names found or created, Apple's refresh token kept, and the
+/// sign-in answered as a flow for `SignInService` to end.
 struct ProviderSignIn: Sendable {
     let google: IDTokenVerifier
     let apple: IDTokenVerifier
     let audit: AuditLog
+    /// Finds or creates the account an identity names (`UserRepository.signIn`).
+    let users: any UserRepository
+    let appleTokens: AppleTokens
+    let now: @Sendable () -> Date
 
-    func google(_ idToken: String, clientID: String, nonce: NonceExpectation = .notChecked, client: ClientInfo) async throws -> IdentityClaims {
+    /// A Google sign-in: the account its ID token names.
+    func google(_ idToken: String, clientID: String, nonce: NonceExpectation = .notChecked, client: ClientInfo) async throws -> SignInFlow {
+        SignInFlow(
+            user: try await users.signIn(
+                try await googleClaims(idToken, clientID: clientID, nonce: nonce, client: client), fallbackName: DisplayName.missing, at: now()),
+            method: .google)
+    }
+
+    /// An Apple sign-in: the account its identity token names; the app's authorization code, when it sent one,
+    /// is exchanged for the refresh token chatterd revokes when the account goes.
+    func apple(
+        _ identityToken: String, rawNonce: String?, name: NameParts?, user: String? = nil, authorizationCode: String? = nil, client: ClientInfo
+    ) async throws -> SignInFlow {
+        let (claims, identity) = try await appleClaims(
+            identityToken, rawNonce: rawNonce, name: name, user: user, authorizationCode: authorizationCode, client: client)
+        let account = try await users.signIn(claims, fallbackName: DisplayName.missing, at: now())
+        await appleTokens.keep(code: authorizationCode, for: identity, userID: account.id)
+        return SignInFlow(user: account, method: .apple)
+    }
+
+    func googleClaims(_ idToken: String, clientID: String, nonce: NonceExpectation = .notChecked, client: ClientInfo) async throws -> IdentityClaims {
         let identity: VerifiedIdentity
         do { identity = try await google.verify(idToken, clientID: clientID, nonce: nonce) } catch {
             throw await refused(error, .google, client: client)
@@ -24,7 +49,7 @@ struct ProviderSignIn: Sendable {
     /// Apple's word; a name comes only from the app, so it is checked here.
     /// `user` and `authorizationCode`, when the app sends them, are the credential's: the user must be the token's
     /// Apple ID, and the code is checked only for length here (Apple checks the rest when it is exchanged).
-    func apple(
+    func appleClaims(
         _ identityToken: String, rawNonce: String?, name: NameParts?, user: String? = nil, authorizationCode: String? = nil, client: ClientInfo
     ) async throws -> (claims: IdentityClaims, identity: VerifiedIdentity) {
         if let authorizationCode, authorizationCode.exceeds(Self.authorizationCodeCharacters) {

@@ -1,12 +1,11 @@
 import ChatterWire
 import Foundation
 
-/// The end of every successful sign-in, whichever method proved it and whoever asked: ask for the second
-/// factor when the account has one and the sign-in did not pass it, then find or create the account, start
-/// a session of the kind the client keeps, audit it (or the operator's refusal), and give a device that
-/// proved an address its device token.
+/// The end of every sign-in (`SignInFlow`), whichever method proved it and whoever asked: ask for the
+/// second factor when the account has one and the sign-in did not pass it, start a session of the kind the
+/// surface keeps (the store refuses a disabled or deleted account there, in the same step), audit it (or the
+/// operator's refusal), and give a device that proved an address its device token.
 struct SignInService: Sendable {
-    let users: any UserRepository
     /// Only to end the browser's previous session when it signs in again.
     let sessionStore: any SessionRepository
     let sessions: SessionService
@@ -29,22 +28,13 @@ struct SignInService: Sendable {
         var deviceToken: String?
     }
 
-    /// The account `claims` name, linked or created (`UserRepository.signIn`).
-    func account(_ claims: IdentityClaims, fallbackName: String = DisplayName.missing) async throws -> User {
-        try await users.signIn(claims, fallbackName: fallbackName, at: now())
-    }
-
-    /// Throws `SecondFactorError.required` (with a waiting sign-in when `waiting`) when `user` has a second
-    /// factor and this sign-in (`secondFactor`) has not passed one, unless the device (`presenting` its token
-    /// for the address the sign-in proved) passed it before and is remembered. Answers the factor the session
-    /// records.
-    func requireSecondFactor(
-        _ user: User, method: SignInMethod, email: String?, presenting token: String? = nil, passed secondFactor: SecondFactorKind?,
-        waiting: Bool = true
-    ) async throws -> SecondFactorKind? {
-        guard secondFactor == nil, try await secondFactors.isEnabled(for: user.id) else { return secondFactor }
-        if let email, try await devices.remembersSecondFactor(token, for: email) { return .rememberedDevice }
-        throw SecondFactorError.required(waiting ? try await secondFactors.challenge(user, method: method, email: email) : nil)
+    /// Throws `SecondFactorError.required` (with a waiting sign-in when `waiting`) when the account has a second
+    /// factor and `flow` has not passed one, unless the device (presenting its token for the address the
+    /// sign-in proved) passed it before and is remembered. Answers the factor the session records.
+    func requireSecondFactor(_ flow: SignInFlow, waiting: Bool = true) async throws -> SecondFactorKind? {
+        guard flow.secondFactor == nil, try await secondFactors.isEnabled(for: flow.user.id) else { return flow.secondFactor }
+        if let email = flow.email, try await devices.remembersSecondFactor(flow.device, for: email) { return .rememberedDevice }
+        throw SecondFactorError.required(waiting ? try await secondFactors.challenge(flow.user, method: flow.method, email: flow.email) : nil)
     }
 
     /// After a second step that asked to remember the device: its device token for `email` skips the step for
@@ -54,70 +44,53 @@ struct SignInService: Sendable {
         try await devices.rememberSecondFactor(deviceToken, for: email, seconds: rememberDevice)
     }
 
-    /// A native session (access and refresh token) for `user`. `deviceFor`: the address this sign-in proved,
-    /// for which the device gets a device token (`presenting` its current one keeps it).
-    /// `account`: the user's account summary when the sign-in read it already (a passkey's), else it is read here.
-    /// `secondFactor`: what this sign-in passed besides its method; without one, an account with a second
-    /// factor gets `second_factor_required`.
-    func native(
-        _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting token: String? = nil,
-        account: AccountSummary? = nil, secondFactor passed: SecondFactorKind? = nil, rememberDevice: Bool = false
-    ) async throws -> SessionResponse {
-        let secondFactor = try await requireSecondFactor(user, method: method, email: email, presenting: token, passed: passed)
-        var response = try await audit.signIn(user: user.id, method: method, client: client, secondFactor: secondFactor) {
+    /// Ends `flow` for an app: a native session (access and refresh token), and the device token for the
+    /// address it proved. Without a second factor passed, an account that has one gets `second_factor_required`.
+    func native(_ flow: SignInFlow, client: ClientInfo) async throws -> SessionResponse {
+        let secondFactor = try await requireSecondFactor(flow)
+        var response = try await audit.signIn(user: flow.user.id, method: flow.method, client: client, secondFactor: secondFactor) {
             try await sessions.start(
-                user: user, method: method, client: client, profile: try await sessions.profiles.profile(user, account: account), secondFactor: secondFactor)
+                user: flow.user, method: flow.method, client: client, profile: try await sessions.profiles.profile(flow.user, account: flow.account),
+                secondFactor: secondFactor)
         }
-        if let email { response.deviceToken = try await devices.issue(for: email, presented: token) }
-        try await remember(response.deviceToken, for: email, if: rememberDevice)
+        if let email = flow.email { response.deviceToken = try await devices.issue(for: email, presented: flow.device) }
+        try await remember(response.deviceToken, for: flow.email, if: flow.rememberDevice)
         return response
     }
 
     /// The second step, for every surface: `code` completes the waiting sign-in `token` (once), and what the
     /// first factor asked to change and waited for it (a new password) changes now, before any session starts.
-    func completeSecondStep(token: String, code: String, client: ClientInfo) async throws -> (step: PendingSecondStep, user: User, factor: SecondFactorKind) {
+    /// Answers the flow to end, on the surface that asked, with the device's `deviceToken`.
+    func completeSecondStep(token: String, code: String, device: String?, rememberDevice: Bool, client: ClientInfo) async throws -> SignInFlow {
         let (step, user, factor) = try await secondFactors.complete(token: token, code: code, client: client)
         if let hash = step.newPasswordHash { try await passwords.setPassword(hash, for: user, client: client, replacing: .secondStep) }
-        return (step, user, factor)
+        return SignInFlow(
+            user: user, method: SignInMethod(rawValue: step.method) ?? .password, email: step.email, device: device, secondFactor: factor,
+            rememberDevice: rememberDevice)
     }
 
-    /// The second step of a native sign-in: `code` completes the waiting sign-in `token`.
-    /// `rememberDevice`: the device's token for the address skips the step from now on (`rememberDevice` seconds).
-    func nativeSecondStep(token: String, code: String, deviceToken: String?, rememberDevice: Bool = false, client: ClientInfo) async throws
-        -> SessionResponse
-    {
-        let (step, user, factor) = try await completeSecondStep(token: token, code: code, client: client)
-        return try await native(
-            user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email, presenting: deviceToken,
-            secondFactor: factor, rememberDevice: rememberDevice)
-    }
-
-    /// A course chatterID: one token that cannot be refreshed, living `sessions.lifetimes.course`. The course
-    /// API has no second step, so an account with a second factor is refused with `second_factor_required`.
-    func course(_ user: User, method: SignInMethod, client: ClientInfo) async throws -> (token: SessionToken, lifetime: Double) {
-        _ = try await requireSecondFactor(user, method: method, email: nil, passed: nil, waiting: false)
+    /// Ends `flow` for the course API: one chatterID that cannot be refreshed, living `sessions.lifetimes.course`.
+    /// The course API has no second step, so an account with a second factor is refused with `second_factor_required`.
+    func course(_ flow: SignInFlow, client: ClientInfo) async throws -> (token: SessionToken, lifetime: Double) {
+        _ = try await requireSecondFactor(flow, waiting: false)
         let lifetime = sessions.lifetimes.course
-        let token = try await audit.signIn(user: user.id, method: method, client: client) {
-            try await sessions.startUnrefreshable(user: user, method: method, lifetime: lifetime, client: client)
+        let token = try await audit.signIn(user: flow.user.id, method: flow.method, client: client) {
+            try await sessions.startUnrefreshable(user: flow.user, method: flow.method, lifetime: lifetime, client: client)
         }
         return (token, lifetime)
     }
 
-    /// A browser's cookie session, ending the one it had (`replacing`).
-    func browser(
-        _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting device: String? = nil,
-        replacing previous: AuthenticatedSession?, secondFactor passed: SecondFactorKind? = nil, rememberDevice: Bool = false
-    ) async throws -> BrowserSession {
+    /// Ends `flow` for a browser: a cookie session, ending the one it had (`replacing`).
+    func browser(_ flow: SignInFlow, client: ClientInfo, replacing previous: AuthenticatedSession?) async throws -> BrowserSession {
         // A hand-off continues a signed-in app's session, whose own sign-in answered for the second factor.
-        let secondFactor =
-            method == .web ? passed : try await requireSecondFactor(user, method: method, email: email, presenting: device, passed: passed)
+        let secondFactor = flow.method == .web ? flow.secondFactor : try await requireSecondFactor(flow)
         if let previous { _ = try await sessionStore.revokeSession(id: previous.sessionID, userID: previous.user.id) }
-        let token = try await audit.signIn(user: user.id, method: method, client: client, secondFactor: secondFactor) {
+        let token = try await audit.signIn(user: flow.user.id, method: flow.method, client: client, secondFactor: secondFactor) {
             try await sessions.startUnrefreshable(
-                user: user, method: method, lifetime: Self.browserLifetime, client: client, secondFactor: secondFactor)
+                user: flow.user, method: flow.method, lifetime: Self.browserLifetime, client: client, secondFactor: secondFactor)
         }
-        let deviceToken = try await email.asyncMap { try await devices.issue(for: $0, presented: device) }
-        try await remember(deviceToken, for: email, if: rememberDevice)
+        let deviceToken = try await flow.email.asyncMap { try await devices.issue(for: $0, presented: flow.device) }
+        try await remember(deviceToken, for: flow.email, if: flow.rememberDevice)
         return BrowserSession(token: token.secret, lifetime: Self.browserLifetime, deviceToken: deviceToken)
     }
 }

@@ -224,7 +224,7 @@ struct AuthPages {
             }
             let method: SignInMethod = pending.purpose == .signin ? .email : .password
             return try await web.signedIn(
-                user, method: method, client: client, deviceFor: pending.email, presenting: request.cookie(WebVisitor.deviceCookieName),
+                SignInFlow(user: user, method: method, email: pending.email, device: request.cookie(WebVisitor.deviceCookieName)), client: client,
                 next: pending.next, replacing: visitor)
         } catch SecondFactorError.required(let challenge?) {
             // A new password on an account with a second factor waits for it: nothing changed yet.
@@ -249,7 +249,7 @@ struct AuthPages {
             let (user, email) = try await passwords.signIn(
                 email: form.email, password: form.password, deviceToken: request.cookie(WebVisitor.deviceCookieName), client: client)
             return try await web.signedIn(
-                user, method: .password, client: client, deviceFor: email, presenting: request.cookie(WebVisitor.deviceCookieName),
+                SignInFlow(user: user, method: .password, email: email, device: request.cookie(WebVisitor.deviceCookieName)), client: client,
                 next: form.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
             return try await signInPage(request, visitor: visitor, email: form.email, error: error.apiError)
@@ -283,8 +283,8 @@ struct AuthPages {
             throw APIError(.forbidden, .csrfFailed, "Google's answer did not come from this browser; try again.")
         }
         let client = context.client(request)
-        let claims = try await providers.google(form.credential, clientID: clientID, client: client)
-        return try await web.signedIn(try await signIn.account(claims), method: .google, client: client, next: nil, replacing: try context.requireVisitor())
+        let flow = try await providers.google(form.credential, clientID: clientID, client: client)
+        return try await web.signedIn(flow, client: client, next: nil, replacing: try context.requireVisitor())
     }
 }
 

@@ -54,7 +54,8 @@ struct PasskeyPages {
         do {
             let credential = try form.decoded(AuthenticationResponseJSON.self)
             let user = try await passkeys.signIn(PasskeySignInRequest(credential: credential), client: client).user
-            return try await web.signedIn(user, method: .passkey, client: client, next: form.next, replacing: visitor, secondFactor: .passkey)
+            return try await web.signedIn(
+                SignInFlow(user: user, method: .passkey, secondFactor: .passkey), client: client, next: form.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
             return try await auth.signInPage(request, visitor: visitor, error: error.apiError)
         }
@@ -88,8 +89,8 @@ struct PasskeyPages {
             let credential = try form.decoded(RegistrationResponseJSON.self)
             let (user, email) = try await passkeys.signUp(PasskeyRegistrationRequest(credential: credential), client: client)
             return try await web.signedIn(
-                user, method: .passkey, client: client, deviceFor: email, presenting: request.cookie(WebVisitor.deviceCookieName),
-                next: next, replacing: visitor, secondFactor: .passkey)
+                SignInFlow(user: user, method: .passkey, email: email, device: request.cookie(WebVisitor.deviceCookieName), secondFactor: .passkey),
+                client: client, next: next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
             return try await auth.codePage(request, visitor: visitor, error: error.apiError)
         }

@@ -58,11 +58,10 @@ struct SecondFactorPages {
         guard let token = request.cookie(Self.cookieName) else { return WebSessions.redirect(to: "/auth") }
         let client = context.client(request)
         do {
-            let (step, user, factor) = try await signIn.completeSecondStep(token: token, code: form.code, client: client)
-            var response = try await web.signedIn(
-                user, method: SignInMethod(rawValue: step.method) ?? .password, client: client, deviceFor: step.email,
-                presenting: request.cookie(WebVisitor.deviceCookieName), next: form.next, replacing: visitor, secondFactor: factor,
-                rememberDevice: form.remember == "on")
+            let flow = try await signIn.completeSecondStep(
+                token: token, code: form.code, device: request.cookie(WebVisitor.deviceCookieName), rememberDevice: form.remember == "on",
+                client: client)
+            var response = try await web.signedIn(flow, client: client, next: form.next, replacing: visitor)
             response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.cookieName)))
             return response
         } catch let error as any APIErrorConvertible {

@@ -28,18 +28,13 @@ struct WebSessions: Sendable {
         }
     }
 
-    /// Starts a cookie session for `user`, ending the browser's previous one, and sends the browser to `next`.
-    /// `deviceFor`: the address the sign-in proved, whose device cookie the browser then keeps (`presenting`
-    /// the one it has keeps that one).
-    func signedIn(
-        _ user: User, method: SignInMethod, client: ClientInfo, deviceFor email: String? = nil, presenting device: String? = nil, next: String?,
-        replacing visitor: WebVisitor, secondFactor: SecondFactorKind? = nil, rememberDevice: Bool = false
-    ) async throws -> Response {
+    /// Ends `flow` with a cookie session, ending the browser's previous one, and sends the browser to `next`.
+    /// The address the sign-in proved gets its device cookie (the browser's own device token, presented in
+    /// `flow.device`, is kept).
+    func signedIn(_ flow: SignInFlow, client: ClientInfo, next: String?, replacing visitor: WebVisitor) async throws -> Response {
         let session: SignInService.BrowserSession
         do {
-            session = try await signIn.browser(
-                user, method: method, client: client, deviceFor: email, presenting: device, replacing: visitor.session, secondFactor: secondFactor,
-                rememberDevice: rememberDevice)
+            session = try await signIn.browser(flow, client: client, replacing: visitor.session)
         } catch SecondFactorError.required(let challenge?) {
             return SecondFactorPages.ask(challenge, next: next, visitor: visitor)
         }

@@ -19,7 +19,7 @@ struct EmailCodeRoutes {
             let email = try EmailCodeFlow.address(body.email)
             let client = context.client(request)
             let user = try await emailCodes.signIn(email: email, code: body.code, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .email, client: client, deviceFor: email, presenting: body.deviceToken))
+            return JSONResponse.make(try await signIn.native(SignInFlow(user: user, method: .email, email: email, device: body.deviceToken), client: client))
         }
     }
 }

@@ -26,7 +26,7 @@ struct PasskeyRoutes {
             let body = try await request.decodeJSON(PasskeyRegistrationRequest.self, context: context)
             let client = context.client(request)
             let (user, email) = try await passkeys.signUp(body, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, deviceFor: email, secondFactor: .passkey))
+            return JSONResponse.make(try await signIn.native(SignInFlow(user: user, method: .passkey, email: email, secondFactor: .passkey), client: client))
         }
         router.post(RouterPath(NativePath.passkeySignInOptions)) { request, context in
             JSONResponse.make(try await passkeys.signInOptions(client: context.client(request)))
@@ -35,7 +35,8 @@ struct PasskeyRoutes {
             let body = try await request.decodeJSON(PasskeySignInRequest.self, context: context)
             let client = context.client(request)
             let (user, account) = try await passkeys.signIn(body, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .passkey, client: client, account: account, secondFactor: .passkey))
+            return JSONResponse.make(
+                try await signIn.native(SignInFlow(user: user, method: .passkey, secondFactor: .passkey, account: account), client: client))
         }
         signedIn.get(RouterPath(NativePath.passkeys)) { _, context in
             JSONResponse.make(try await passkeys.list(try context.requireSession().user))

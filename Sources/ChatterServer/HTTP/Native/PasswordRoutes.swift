@@ -15,20 +15,19 @@ struct PasswordRoutes {
             let client = context.client(request)
             let (user, email) = try await passwords.signUp(
                 email: body.email, password: body.password, displayName: body.displayName, code: body.code, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .password, client: client, deviceFor: email))
+            return JSONResponse.make(try await signIn.native(SignInFlow(user: user, method: .password, email: email), client: client))
         }
         router.post(RouterPath(NativePath.passwordSignIn)) { request, context in
             let body = try await request.decodeJSON(PasswordSignInRequest.self, context: context)
             let client = context.client(request)
             let (user, email) = try await passwords.signIn(email: body.email, password: body.password, deviceToken: body.deviceToken, client: client)
-            return JSONResponse.make(
-                try await signIn.native(user, method: .password, client: client, deviceFor: email, presenting: body.deviceToken))
+            return JSONResponse.make(try await signIn.native(SignInFlow(user: user, method: .password, email: email, device: body.deviceToken), client: client))
         }
         router.post(RouterPath(NativePath.passwordReset)) { request, context in
             let body = try await request.decodeJSON(PasswordResetRequest.self, context: context)
             let client = context.client(request)
             let (user, email) = try await passwords.reset(email: body.email, newPassword: body.newPassword, code: body.code, client: client)
-            return JSONResponse.make(try await signIn.native(user, method: .password, client: client, deviceFor: email))
+            return JSONResponse.make(try await signIn.native(SignInFlow(user: user, method: .password, email: email), client: client))
         }
         signedIn.post(RouterPath(NativePath.passwordChange)) { request, context in
             let session = try context.requireSession()

@@ -12,10 +12,10 @@ struct SecondFactorRoutes {
     func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         router.post(RouterPath(NativePath.secondStep)) { request, context in
             let body = try await request.decodeJSON(SecondStepRequest.self, context: context)
-            return JSONResponse.make(
-                try await signIn.nativeSecondStep(
-                    token: body.token, code: body.code, deviceToken: body.deviceToken, rememberDevice: body.rememberDevice ?? false,
-                    client: context.client(request)))
+            let client = context.client(request)
+            let flow = try await signIn.completeSecondStep(
+                token: body.token, code: body.code, device: body.deviceToken, rememberDevice: body.rememberDevice ?? false, client: client)
+            return JSONResponse.make(try await signIn.native(flow, client: client))
         }
         signedIn.get(RouterPath(NativePath.secondFactor)) { _, context in
             JSONResponse.make(try await secondFactors.status(try context.requireSession().user.id))

@@ -75,7 +75,7 @@ struct WebSessionRoutes {
     /// Uses the code up, then signs the browser in.
     private func redeem(_ code: String, next: String?, _ request: Request, _ context: ChatterRequestContext, visitor: WebVisitor) async throws -> Response {
         let user = try await handoffs.redeem(code)
-        return try await web.signedIn(user, method: .web, client: context.client(request), next: next, replacing: visitor)
+        return try await web.signedIn(SignInFlow(user: user, method: .web), client: context.client(request), next: next, replacing: visitor)
     }
 }
 

@@ -31,6 +31,7 @@ public enum ChatterApp {
         // The native API's signed-in routes and the pages: authentication applied once, by their group.
         let signedIn = router.group().add(middleware: SessionAuthenticator(sessions: services.sessions))
         let browsers = router.group().add(middleware: VisitorMiddleware(sessions: services.sessions))
+        let accountPages = browsers.group().add(middleware: SignedInPagesMiddleware())
         let (s, now) = (services, services.now)
         let web = WebSessions(signIn: s.signIn)
         CourseRoutes(
@@ -53,11 +54,11 @@ public enum ChatterApp {
             emailCodes: s.emailCodes, passwords: s.passwords, providers: s.providers, signIn: s.signIn, pages: pages, web: web, now: now)
         auth.register(on: browsers)
         SecondFactorPages(signIn: s.signIn, pages: pages, web: web).register(on: browsers)
-        SecondFactorAccountPages(secondFactors: s.secondFactors, pages: pages, web: web).register(on: browsers)
+        SecondFactorAccountPages(secondFactors: s.secondFactors, pages: pages, web: web).register(on: accountPages)
         let account = AccountPages(accounts: s.accounts, passkeys: s.passkeys, secondFactors: s.secondFactors, stepUp: s.stepUp, pages: pages, web: web)
-        StepUpPages(secondFactors: s.secondFactors, passkeys: s.passkeys, account: account, pages: pages, web: web).register(on: browsers)
-        account.register(on: browsers)
-        PasskeyPages(passkeys: s.passkeys, auth: auth, account: account, web: web).register(on: browsers)
+        StepUpPages(secondFactors: s.secondFactors, passkeys: s.passkeys, account: account, pages: pages, web: web).register(on: accountPages)
+        account.register(on: browsers, signedIn: accountPages)
+        PasskeyPages(passkeys: s.passkeys, auth: auth, account: account, web: web).register(on: browsers, signedIn: accountPages)
         let access = OperatorAccess(
             admin: s.admin, secondFactors: s.store, stepUp: s.stepUp, requiresSecondFactor: configuration.adminRequiresSecondFactor)
         AdminPages(admin: s.admin, access: access, pages: pages, web: web).register(on: browsers)

@@ -13,12 +13,14 @@ struct AccountPages {
     let pages: WebPages
     let web: WebSessions
 
-    func register(on router: some RouterMethods<ChatterRequestContext>) {
-        router.get("account") { request, context in try await show(request, context) }
-        router.post(RouterPath(FormAction.revokeSession.route)) { request, context in try await revoke(request, context) }
+    /// `signedIn`: the pages' routes that need a session (`SignedInPagesMiddleware`).
+    func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
+        signedIn.get("account") { request, context in try await show(request, context) }
+        signedIn.post(RouterPath(FormAction.revokeSession.route)) { request, context in try await revoke(request, context) }
+        // Signing out a browser that is signed out already is no error: it lands on the timeline.
         router.post(RouterPath(FormAction.signOut.route)) { request, context in try await signOut(request, context) }
-        router.get("account/delete") { _, context in try await confirmDeletion(context) }
-        router.post(RouterPath(FormAction.deleteAccount.route)) { request, context in try await delete(request, context) }
+        signedIn.get("account/delete") { _, context in try await confirmDeletion(context) }
+        signedIn.post(RouterPath(FormAction.deleteAccount.route)) { request, context in try await delete(request, context) }
     }
 
     struct Page: PageContent {
@@ -44,18 +46,9 @@ struct AccountPages {
         let isOperator: Bool
     }
 
-    /// The signed-in visitor, or a redirect to sign in and come back.
-    static func signedIn(_ context: ChatterRequestContext) throws -> (WebVisitor, AuthenticatedSession)? {
-        let visitor = try context.requireVisitor()
-        guard let session = visitor.session else { return nil }
-        return (visitor, session)
-    }
-
-    static let signInFirst = WebSessions.redirect(to: "/auth?next=/account")
-
     /// The page, or (`error`) the page again with what a form on it could not do.
     func show(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
-        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let profile = try await accounts.profile(session.user)
         let records = try await accounts.sessions(of: session.user)
         let notice = error == nil ? request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text : nil
@@ -93,7 +86,7 @@ struct AccountPages {
     }
 
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         _ = try await web.form(CSRFOnly.self, for: .revokeSession, request, context, visitor: visitor)
         do {
             try await accounts.revoke(context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: session, client: context.client(request))
@@ -132,7 +125,8 @@ struct AccountPages {
     }
 
     func signOut(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try Self.signedIn(context) else { return WebSessions.redirect(to: "/") }
+        let visitor = try context.requireVisitor()
+        guard let session = visitor.session else { return WebSessions.redirect(to: "/") }
         let form = try await web.form(SignOutForm.self, for: .signOut, request, context, visitor: visitor)
         let everywhere = form.scope == "everywhere"
         do {
@@ -151,7 +145,7 @@ struct AccountPages {
     }
 
     func confirmDeletion(_ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         // Asked before the confirmation, so that the step-up comes back to it.
         do { try await stepUp.require(session) } catch SecondFactorError.stepUpRequired {
             return StepUpPages.ask(returningTo: "/account/delete")
@@ -164,7 +158,7 @@ struct AccountPages {
     }
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try Self.signedIn(context) else { return Self.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         _ = try await web.form(CSRFOnly.self, for: .deleteAccount, request, context, visitor: visitor)
         do {
             try await accounts.deleteAccount(session, client: context.client(request))

@@ -14,15 +14,16 @@ struct PasskeyPages {
     let account: AccountPages
     let web: WebSessions
 
-    func register(on router: some RouterMethods<ChatterRequestContext>) {
+    /// `signedIn`: the pages' routes that need a session (`SignedInPagesMiddleware`).
+    func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         router.post(RouterPath(FormAction.passkeySignInOptions.route)) { request, context in try await signInOptions(request, context) }
         router.post(RouterPath(FormAction.passkeySignIn.route)) { request, context in try await signIn(request, context) }
         router.post(RouterPath(FormAction.passkeySignUpOptions.route)) { request, context in try await signUpOptions(request, context) }
         router.post(RouterPath(FormAction.passkeySignUp.route)) { request, context in try await signUp(request, context) }
-        router.post(RouterPath(FormAction.passkeyAddOptions.route)) { request, context in try await addOptions(request, context) }
-        router.post(RouterPath(FormAction.passkeyAdd.route)) { request, context in try await add(request, context) }
-        router.post(RouterPath(FormAction.passkeyRename.route)) { request, context in try await rename(request, context) }
-        router.post(RouterPath(FormAction.passkeyDelete.route)) { request, context in try await delete(request, context) }
+        signedIn.post(RouterPath(FormAction.passkeyAddOptions.route)) { request, context in try await addOptions(request, context) }
+        signedIn.post(RouterPath(FormAction.passkeyAdd.route)) { request, context in try await add(request, context) }
+        signedIn.post(RouterPath(FormAction.passkeyRename.route)) { request, context in try await rename(request, context) }
+        signedIn.post(RouterPath(FormAction.passkeyDelete.route)) { request, context in try await delete(request, context) }
     }
 
     /// The form a ceremony ends with: the credential as `PublicKeyCredential.toJSON()` writes it.
@@ -99,14 +100,13 @@ struct PasskeyPages {
     // MARK: The account's passkeys
 
     func addOptions(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let visitor = try context.requireVisitor()
-        guard let session = visitor.session else { throw APIError(.unauthorized, .authenticationRequired, "Sign in first.") }
+        let (visitor, session) = try context.requireSignedIn()
         _ = try await web.form(CSRFOnly.self, for: .passkeyAddOptions, request, context, visitor: visitor)
         return JSONResponse.make(try await passkeys.registrationOptions(for: session, client: context.client(request)))
     }
 
     func add(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CredentialForm.self, for: .passkeyAdd, request, context, visitor: visitor)
         do {
             let credential = try form.decoded(RegistrationResponseJSON.self)
@@ -124,7 +124,7 @@ struct PasskeyPages {
     }
 
     func rename(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(RenameForm.self, for: .passkeyRename, request, context, visitor: visitor)
         do {
             _ = try await passkeys.rename(context.parameters.get("id") ?? "", to: form.name, user: session.user, client: context.client(request))
@@ -135,7 +135,7 @@ struct PasskeyPages {
     }
 
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         _ = try await web.form(CSRFOnly.self, for: .passkeyDelete, request, context, visitor: visitor)
         do {
             try await passkeys.delete(context.parameters.get("id") ?? "", session: session, client: context.client(request))

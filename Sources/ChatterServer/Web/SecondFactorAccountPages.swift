@@ -31,7 +31,7 @@ struct SecondFactorAccountPages {
     // MARK: Adding an authenticator app
 
     func start(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         _ = try await web.form(CSRFOnly.self, for: .secondFactorStart, request, context, visitor: visitor)
         do {
             _ = try await secondFactors.beginEnrolment(session, account: try await secondFactors.accountName(session.user))
@@ -52,7 +52,7 @@ struct SecondFactorAccountPages {
     }
 
     func setup(_ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         guard let enrolment = try await secondFactors.pendingEnrolment(session, account: try await secondFactors.accountName(session.user)) else {
             return WebSessions.redirect(to: "/account")
         }
@@ -74,7 +74,7 @@ struct SecondFactorAccountPages {
     }
 
     func confirm(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CodeForm.self, for: .secondFactorConfirm, request, context, visitor: visitor)
         do {
             let codes = try await secondFactors.confirmEnrolment(session, code: form.code, client: context.client(request))
@@ -92,14 +92,14 @@ struct SecondFactorAccountPages {
     // MARK: Renewing and removing
 
     func regenerate(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CodeForm.self, for: .recoveryCodes, request, context, visitor: visitor)
         let codes = try await secondFactors.regenerateRecoveryCodes(session.user, code: form.code, client: context.client(request))
         return codesPage(codes, visitor: visitor, notice: "New recovery codes: the old ones no longer work.")
     }
 
     func disable(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CodeForm.self, for: .secondFactorDisable, request, context, visitor: visitor)
         try await secondFactors.disable(session.user, code: form.code, client: context.client(request))
         return WebSessions.redirect(to: "/account?notice=\(Notice.twoStepOff.rawValue)")

@@ -69,7 +69,7 @@ struct StepUpPages {
     func page(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil, next: String? = nil, resume: String? = nil) async throws
         -> Response
     {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let next = (next ?? request.uri.queryParameters.get("next")).flatMap(WebSessions.sameSitePath) ?? "/account"
         let asked: String? = resume ?? request.uri.queryParameters.get("resume").map { String($0) }
         let resume = Resume(asked)
@@ -87,7 +87,7 @@ struct StepUpPages {
     }
 
     func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CodeForm.self, for: .stepUp, request, context, visitor: visitor)
         do {
             try await secondFactors.stepUp(session, code: form.code, client: context.client(request))
@@ -98,8 +98,7 @@ struct StepUpPages {
     }
 
     func passkeyOptions(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let visitor = try context.requireVisitor()
-        guard let session = visitor.session else { throw APIError(.unauthorized, .authenticationRequired, "Sign in first.") }
+        let (visitor, session) = try context.requireSignedIn()
         _ = try await web.form(CSRFOnly.self, for: .stepUpPasskeyOptions, request, context, visitor: visitor)
         return JSONResponse.make(try await passkeys.stepUpOptions(for: session, client: context.client(request)))
     }
@@ -112,7 +111,7 @@ struct StepUpPages {
     }
 
     func verifyPasskey(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        guard let (visitor, session) = try AccountPages.signedIn(context) else { return AccountPages.signInFirst }
+        let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(PasskeyForm.self, for: .stepUpPasskey, request, context, visitor: visitor)
         do {
             let credential = try PasskeyPages.CredentialForm(csrf: form.csrf, credential: form.credential, next: nil).decoded(

@@ -50,11 +50,33 @@ struct VisitorMiddleware: RouterMiddleware {
     }
 }
 
+/// Applied to the pages that need a signed-in browser (the account's and its forms), inside the pages' group:
+/// a browser without a session is sent to sign in and come back to the account before any handler runs (a
+/// script's JSON request gets 401), so no handler checks it by hand.
+struct SignedInPagesMiddleware: RouterMiddleware {
+    typealias Context = ChatterRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard try context.requireVisitor().session == nil else { return try await next(request, context) }
+        if request.headers[.accept]?.contains("application/json") == true {
+            throw APIError(.unauthorized, .authenticationRequired, "Sign in first.")
+        }
+        return WebSessions.redirect(to: "/auth?next=/account")
+    }
+}
+
 extension ChatterRequestContext {
     /// The browser `VisitorMiddleware` found: pages' routes only.
     func requireVisitor() throws -> WebVisitor {
         guard let visitor else { throw APIError(.internalServerError, .internalError, "This page was served without its browser.") }
         return visitor
+    }
+
+    /// The signed-in browser and its session, on the routes `SignedInPagesMiddleware` guards.
+    func requireSignedIn() throws -> (visitor: WebVisitor, session: AuthenticatedSession) {
+        let visitor = try requireVisitor()
+        guard let session = visitor.session else { throw APIError(.internalServerError, .internalError, "This page was served without its session.") }
+        return (visitor, session)
     }
 }
 

@@ -35,6 +35,8 @@ public enum NativePath {
     /// `GET` with the access token: the user's sessions, as `[SessionInfo]`. `DELETE` on `/v1/sessions/<id>` ends
     /// one.
     public static let sessions = "/v1/sessions"
+    /// `GET` with the access token: the changes to how the account signs in, newest first, as `[AccountEvent]`.
+    public static let accountHistory = "/v1/account/history"
     /// `GET`, no sign-in needed: a `ChattPage`, with `?before=<id>` and `?limit=` (1 to 200, default 50). `POST` a
     /// `NewChattRequest` with the access token to post.
     public static let chatts = "/v1/chatts"
@@ -416,6 +418,29 @@ public struct SessionInfo: Codable, Sendable, Equatable {
         self.lastUsedAt = lastUsedAt
         self.current = current
         self.secondFactor = secondFactor
+    }
+}
+
+/// One change to how the account signs in, as `GET /v1/account/history` lists them (newest first): the events
+/// chatterd mails the owner about, so an app can show them beside the sessions.
+public struct AccountEvent: Codable, Sendable, Equatable {
+    /// What happened: `passkey_added`, `passkey_removed`, `second_factor_enabled`, `second_factor_disabled`,
+    /// `recovery_code_used`, `recovery_codes_regenerated`, `password_changed`, `password_reset`,
+    /// `sign_out_all`, `session_revoked`, `admin_second_factor_reset`; a newer chatterd may add others.
+    public var kind: String
+    /// When, as UNIX time (seconds).
+    public var at: Double
+    /// The `User-Agent` of the device that did it; nil when it sent none, or an operator did it.
+    public var userAgent: String?
+    /// The server's operator did it, not the account's owner.
+    public var byOperator: Bool
+
+    /// An event as chatterd lists it.
+    public init(kind: String, at: Double, userAgent: String?, byOperator: Bool) {
+        self.kind = kind
+        self.at = at
+        self.userAgent = userAgent
+        self.byOperator = byOperator
     }
 }
 

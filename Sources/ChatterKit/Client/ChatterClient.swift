@@ -77,6 +77,15 @@ public struct ChatterClient: Sendable {
         }
     }
 
+    /// What changed how the account signs in, newest first (native sessions only): passkeys and authenticators
+    /// added or removed, recovery codes used, passwords changed or reset, other sessions ended, an operator's
+    /// reset. The same events chatterd mails the owner about.
+    public func accountHistory() async throws -> [AccountEvent] {
+        try await sessions.authorized { credential, _ in
+            try await api.send("GET", NativePath.accountHistory, bearer: try Self.native(credential))
+        }
+    }
+
     /// Ends one of the user's sessions, say a lost phone's, by its `SessionInfo.id` from `activeSessions()`. Native
     /// sessions only. Revoking this device's own session signs it out at its next request.
     public func revokeSession(id: String) async throws {

@@ -52,8 +52,37 @@ public final class SessionList {
         }
     }
 
+    /// One change to how the account signs in, as the history under the list shows it.
+    public struct HistoryRow: Identifiable, Equatable, Sendable {
+        public let id: Int
+        /// "Passkey added", "Password reset", …; an event this version does not know is named as the server sent it.
+        public let title: String
+        /// The device that did it, or "The server's operator".
+        public let device: String
+        public let at: Date
+
+        /// Makes a row from the server's event; `index` keeps rows of the same instant apart.
+        public init(_ event: AccountEvent, index: Int) {
+            id = index
+            title = Self.titles[event.kind] ?? event.kind.replacingOccurrences(of: "_", with: " ")
+            device = event.byOperator ? "The server's operator" : Row.deviceName(userAgent: event.userAgent)
+            at = Date(timeIntervalSince1970: event.at)
+        }
+
+        static let titles = [
+            "passkey_added": "Passkey added", "passkey_removed": "Passkey removed", "second_factor_enabled": "Two-step sign-in turned on",
+            "second_factor_disabled": "Two-step sign-in turned off", "recovery_code_used": "Recovery code used",
+            "recovery_codes_regenerated": "New recovery codes", "password_changed": "Password changed", "password_reset": "Password reset",
+            "sign_out_all": "Signed out everywhere", "session_revoked": "A session was ended",
+            "admin_second_factor_reset": "Two-step sign-in reset by the operator",
+        ]
+    }
+
     /// This device first, then the most recently used.
     public private(set) var rows: [Row] = []
+    /// What changed how the account signs in, newest first: if a passkey appears that the user did not add,
+    /// this is where they see it (chatterd mails them too).
+    public private(set) var history: [HistoryRow] = []
     /// A load is on its way.
     public private(set) var isLoading = false
     /// The last failure, for a banner.
@@ -78,6 +107,7 @@ public final class SessionList {
             rows = try await client.activeSessions().map(Row.init).sorted {
                 $0.isCurrent != $1.isCurrent ? $0.isCurrent : $0.lastUsedAt > $1.lastUsedAt
             }
+            history = try await client.accountHistory().enumerated().map { HistoryRow($1, index: $0) }
             errorMessage = nil
         } catch {
             errorMessage = ChatterError.banner(for: error)

@@ -31,6 +31,9 @@ public struct SampleServer: HTTPTransport {
             "GET " + NativePath.me: Self.profile,
             "DELETE " + NativePath.me: EmptyResponse(),
             "GET " + NativePath.sessions: Self.sessions,
+            "GET " + NativePath.accountHistory: [
+                AccountEvent(kind: "passkey_added", at: Date().addingTimeInterval(-86_400).timeIntervalSince1970, userAgent: nil, byOperator: false)
+            ],
             "DELETE " + NativePath.sessions + "/{id}": EmptyResponse(),
             "GET " + NativePath.passkeys: Self.passkeys,
         ]

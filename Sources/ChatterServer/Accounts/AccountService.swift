@@ -6,7 +6,7 @@ import Foundation
 /// session, or the whole account.
 struct AccountService: Sendable {
     /// `AdminRepository` only to read whether the account is an operator's (the account page links to /admin).
-    typealias Store = SessionRepository & UserRepository & AdminRepository
+    typealias Store = SessionRepository & UserRepository & AdminRepository & AuditRepository
 
     let store: any Store
     let profiles: Profiles
@@ -24,6 +24,20 @@ struct AccountService: Sendable {
     func sessions(of user: User) async throws -> [SessionRecord] {
         try await store.sessions(of: user.id)
     }
+
+    /// What changed how the account signs in, newest first: the events its owner is mailed about (and the
+    /// sign-outs that ended its sessions), from the audit log, at most `historyLimit`.
+    func history(of user: User) async throws -> [AccountEvent] {
+        try await store.auditEvents(AuditFilter(userID: user.id, events: Self.historyEvents.map(\.rawValue), limit: Self.historyLimit)).map {
+            AccountEvent(kind: $0.event, at: $0.at.timeIntervalSince1970, userAgent: $0.actor == nil ? $0.client.userAgent : nil, byOperator: $0.actor != nil)
+        }
+    }
+
+    static let historyLimit = 50
+    static let historyEvents: [AuditLog.Event] = [
+        .passkeyAdded, .passkeyRemoved, .secondFactorEnabled, .secondFactorDisabled, .recoveryCodeUsed, .recoveryCodesRegenerated,
+        .passwordChanged, .passwordReset, .signOutAll, .sessionRevoked, .adminSecondFactorReset,
+    ]
 
     func isOperator(_ user: User) async throws -> Bool {
         try await store.isAdmin(userID: user.id)

@@ -3,7 +3,8 @@
     import SwiftUI
 
     /// The user's signed-in devices (F5), this one first, each with a button that ends it. Ending this
-    /// device's own session signs the app out.
+    /// device's own session signs the app out. Below them, the account's history: what changed how it signs
+    /// in, newest first, so a passkey the user did not add is seen here as well as in the mail.
     public struct SessionsListView: View {
         let list: SessionList
 
@@ -13,28 +14,21 @@
         }
 
         public var body: some View {
-            List(list.rows) { row in
-                HStack {
-                    VStack(alignment: .leading, spacing: 2) {
-                        HStack {
-                            Text(row.device)
-                                .font(.headline)
-                            if row.isCurrent {
-                                Text("This device")
+            List {
+                Section("Sessions") {
+                    ForEach(list.rows) { row in session(row) }
+                }
+                if !list.history.isEmpty {
+                    Section("History") {
+                        ForEach(list.history) { event in
+                            VStack(alignment: .leading, spacing: 2) {
+                                Text(event.title)
+                                Text("\(event.device) · \(event.at.formatted(date: .abbreviated, time: .shortened))")
                                     .font(.caption)
                                     .foregroundStyle(.secondary)
                             }
                         }
-                        Text(row.detail)
-                            .font(.caption)
-                            .foregroundStyle(.secondary)
                     }
-                    Spacer()
-                    Button(list.revokeTitle(for: row), role: .destructive) {
-                        Task { await list.revoke(row) }
-                    }
-                    .buttonStyle(.borderless)
-                    .disabled(!list.canRevoke(row))
                 }
             }
             .overlay {
@@ -44,6 +38,31 @@
             .errorBanner(list.errorMessage)
             .navigationTitle("Sessions")
             .task { await list.load() }
+        }
+
+        private func session(_ row: SessionList.Row) -> some View {
+            HStack {
+                VStack(alignment: .leading, spacing: 2) {
+                    HStack {
+                        Text(row.device)
+                            .font(.headline)
+                        if row.isCurrent {
+                            Text("This device")
+                                .font(.caption)
+                                .foregroundStyle(.secondary)
+                        }
+                    }
+                    Text(row.detail)
+                        .font(.caption)
+                        .foregroundStyle(.secondary)
+                }
+                Spacer()
+                Button(list.revokeTitle(for: row), role: .destructive) {
+                    Task { await list.revoke(row) }
+                }
+                .buttonStyle(.borderless)
+                .disabled(!list.canRevoke(row))
+            }
         }
     }
 

@@ -29,6 +29,12 @@ import Testing
             #expect(await list.errorMessage == nil)
             await #expect(throws: ChatterError.signedOut(.revoked)) { try await phone.me() }
             #expect(try await laptop.me().email == "ada@example.com", "revoking another session leaves this one signed in")
+
+            // The account's history shows it, by this device, as chatterd recorded it.
+            await list.load()
+            let history = await list.history
+            #expect(history.map(\.title) == ["A session was ended"])
+            #expect(history.first?.device == expected)
         }
     }
 

@@ -37,6 +37,7 @@ import Testing
         "DELETE \(NativePath.me)",
         "GET \(NativePath.sessions)",
         "DELETE \(NativePath.sessions)/{id}",
+        "GET \(NativePath.accountHistory)",
         "GET \(NativePath.chatts)",
         "POST \(NativePath.chatts)",
         "POST \(NativePath.appleNotifications)",

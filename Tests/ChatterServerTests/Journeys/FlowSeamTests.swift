@@ -194,6 +194,14 @@ import Testing
             let added = try #require(h.mail.messages.last { $0.subject == AccountNotice.passkeyAdded(name: "").subject })
             #expect(added.to == email && added.body.contains("Ada's phone") && added.body.contains(Harness.userAgent))
 
+            // The account's history lists it for its owner's apps; another account's lists none of it.
+            let history = try h.decode([AccountEvent].self, try await h.get(NativePath.accountHistory, bearer: fresh.accessToken))
+            #expect(
+                history.first == AccountEvent(kind: "passkey_added", at: h.clock.now.timeIntervalSince1970, userAgent: Harness.userAgent, byOperator: false))
+            let stranger = try await h.nativeSignIn(subject: "2000002")
+            #expect(try h.decode([AccountEvent].self, try await h.get(NativePath.accountHistory, bearer: stranger.accessToken)).isEmpty)
+            #expect(try await h.get(NativePath.accountHistory).status == .unauthorized)
+
             h.clock.advance(by: StepUp.window + 60)
             let removal = try await h.delete(NativePath.passkeys + "/" + info.id, bearer: fresh.accessToken)
             #expect(removal.status == .forbidden, "an old session removes none either")

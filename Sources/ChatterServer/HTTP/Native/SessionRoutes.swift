@@ -34,6 +34,9 @@ struct SessionRoutes {
                         lastUsedAt: $0.lastUsedAt.timeIntervalSince1970, current: $0.id == session.sessionID, secondFactor: $0.secondFactor)
                 })
         }
+        signedIn.get(RouterPath(NativePath.accountHistory)) { _, context in
+            JSONResponse.make(try await accounts.history(of: try context.requireSession().user))
+        }
         signedIn.delete(RouterPath(NativePath.sessions + "/:id")) { request, context in
             try await accounts.revoke(
                 context.parameters.get("id").flatMap(UUID.init(uuidString:)), of: try context.requireSession(), client: context.client(request))

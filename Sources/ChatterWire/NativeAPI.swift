@@ -425,7 +425,7 @@ public struct SessionInfo: Codable, Sendable, Equatable {
 /// chatterd mails the owner about, so an app can show them beside the sessions.
 public struct AccountEvent: Codable, Sendable, Equatable {
     /// What happened: `passkey_added`, `passkey_removed`, `second_factor_enabled`, `second_factor_disabled`,
-    /// `recovery_code_used`, `recovery_codes_regenerated`, `password_changed`, `password_reset`,
+    /// `recovery_code_used`, `recovery_codes_regenerated`, `password_changed`, `password_reset`, `password_set`,
     /// `sign_out_all`, `session_revoked`, `admin_second_factor_reset`; a newer chatterd may add others.
     public var kind: String
     /// When, as UNIX time (seconds).

@@ -73,6 +73,7 @@ public final class SessionList {
             "passkey_added": "Passkey added", "passkey_removed": "Passkey removed", "second_factor_enabled": "Two-step sign-in turned on",
             "second_factor_disabled": "Two-step sign-in turned off", "recovery_code_used": "Recovery code used",
             "recovery_codes_regenerated": "New recovery codes", "password_changed": "Password changed", "password_reset": "Password reset",
+            "password_set": "Password set",
             "sign_out_all": "Signed out everywhere", "session_revoked": "A session was ended",
             "admin_second_factor_reset": "Two-step sign-in reset by the operator",
         ]

@@ -36,7 +36,7 @@ struct AccountService: Sendable {
     static let historyLimit = 50
     static let historyEvents: [AuditLog.Event] = [
         .passkeyAdded, .passkeyRemoved, .secondFactorEnabled, .secondFactorDisabled, .recoveryCodeUsed, .recoveryCodesRegenerated,
-        .passwordChanged, .passwordReset, .signOutAll, .sessionRevoked, .adminSecondFactorReset,
+        .passwordChanged, .passwordReset, .passwordSet, .signOutAll, .sessionRevoked, .adminSecondFactorReset,
     ]
 
     func isOperator(_ user: User) async throws -> Bool {

@@ -91,7 +91,7 @@ public struct ServerAssembly: Sendable {
         appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, appleTokens: appleTokens, now: now)
         timeline = Timeline(store: store, now: now)
         passkeys = PasskeyService(
-            passkeys: store, users: store, limits: store, emailCodes: emailCodes, secondFactors: secondFactors, stepUp: stepUp,
+            passkeys: store, users: store, limits: store, accounts: store, emailCodes: emailCodes, secondFactors: secondFactors, stepUp: stepUp,
             verifier: PasskeyVerifier(party: configuration.relyingParty, now: now),
             audit: audit, notices: notices, ceremoniesPerNetwork: configuration.passkeyCeremoniesPerNetwork, now: now)
     }

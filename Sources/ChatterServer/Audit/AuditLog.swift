@@ -14,6 +14,8 @@ public struct AuditLog: Sendable {
         case passwordChanged = "password_changed"
         case passwordChangeFailed = "password_change_failed"
         case passwordReset = "password_reset"
+        /// A first password, set on an account that had none (a sign-up on its address).
+        case passwordSet = "password_set"
         case accountDeleted = "account_deleted"
         case appleConsentRevoked = "apple_consent_revoked"
         case appleAccountDeleted = "apple_account_deleted"

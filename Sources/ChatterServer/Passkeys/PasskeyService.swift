@@ -9,6 +9,8 @@ struct PasskeyService: Sendable {
     let passkeys: any PasskeyRepository
     let users: any UserRepository
     let limits: any RateLimitRepository
+    /// Only to read whether an operator disabled the account a sign-up's code reached.
+    let accounts: any AdminRepository
     /// A sign-up proves its address with an emailed code first.
     let emailCodes: EmailCodeFlow
     let secondFactors: SecondFactorService
@@ -53,6 +55,7 @@ struct PasskeyService: Sendable {
         let email = try EmailCodeFlow.address(raw)
         try await admit(client)
         let user = try await emailCodes.signIn(email: email, code: code, method: .passkey, client: client)
+        try await refuseDisabled(user.id, client: client)
         // An emailed code is one factor: it may not add a passkey (two factors by itself) to an account that has a
         // second factor. Its owner signs in and adds one from the account.
         if try await secondFactors.isEnabled(for: user.id) { throw SecondFactorError.required(nil) }
@@ -146,7 +149,11 @@ struct PasskeyService: Sendable {
             attestationFormat: verified.format.rawValue, name: name ?? AuthenticatorNames.name(aaguid: verified.aaguid) ?? "Passkey", createdAt: now())
         // A sign-up's options may have been fetched before the owner turned a second factor on: the emailed code
         // is one factor, and whether it may add a passkey is decided now, when the passkey would be added.
-        if purpose == .signUp, try await secondFactors.isEnabled(for: owner) { throw SecondFactorError.required(nil) }
+        if purpose == .signUp {
+            if try await secondFactors.isEnabled(for: owner) { throw SecondFactorError.required(nil) }
+            // Disabled since the options were made: the account takes no new way in, not only no session.
+            try await refuseDisabled(owner, client: client)
+        }
         guard try await passkeys.insertPasskey(record) else { throw PasskeyError.exists }
         await audit.record(.passkeyAdded, user: owner, method: .passkey, client: client, detail: verified.format.rawValue)
         await notices.send(.passkeyAdded(name: record.name), to: owner, client: client)
@@ -200,6 +207,13 @@ struct PasskeyService: Sendable {
         }
         // The account as read with the passkey: if it was deleted since, starting the session fails.
         return (owner.user, owner.account)
+    }
+
+    /// A disabled account takes no passkey from a sign-up: it would sign in once the operator enabled it again.
+    private func refuseDisabled(_ userID: UUID, client: ClientInfo) async throws {
+        guard try await accounts.account(id: userID)?.disabledAt != nil else { return }
+        await audit.record(.signInFailed, user: userID, method: .passkey, client: client, detail: AuditLog.accountDisabled)
+        throw StoreError.accountDisabled
     }
 
     func flag(_ passkey: PasskeyRecord, client: ClientInfo) async throws {

@@ -32,11 +32,17 @@ struct PasswordFlow: Sendable {
         }
         try await codes.redeem(code, for: email, method: .password, client: client)
         let hash = try await hashed(password)
+        // An account the address already reached (by a code, a provider, a passkey) gets a password it did not
+        // have: its owner is told, as of any change to how it signs in.
+        let hadAddress = try await store.user(for: .email(email)) != nil
         let display = displayName.flatMap(DisplayName.from) ?? DisplayName.from(email: email)
         let user = try await store.signIn(
             IdentityClaims(key: .email(email), displayName: displayName == nil ? nil : display, email: email, emailVerified: true),
             fallbackName: display, at: now())
-        try await replacePassword(hash, for: user, email: email, client: client, replacing: .signUp)
+        // Or the address linked to an account made another way (a provider's verified address).
+        let summary = try await store.accountSummary(userID: user.id)
+        let existed = hadAddress || summary.identities.count > 1 || summary.hasPasskey
+        try await replacePassword(hash, for: user, email: email, client: client, replacing: existed ? .signUpOnAnAccount : .signUp)
         return (user, email)
     }
 
@@ -98,7 +104,9 @@ struct PasswordFlow: Sendable {
         await notices.send(.passwordChanged, to: user, client: client)
     }
 
-    enum Replacement { case signUp, reset, secondStep }
+    /// What set the password: a sign-up that made the account, a sign-up on an account the address already
+    /// reached, a reset, or either of the last two once their second step passed.
+    enum Replacement { case signUp, signUpOnAnAccount, reset, secondStep }
 
     /// Sets the password an emailed code (proving `email`) asked for. On an account with a second factor the
     /// code is one factor of two: nothing changes yet, and the hash waits with a second step, which sets it
@@ -119,12 +127,19 @@ struct PasswordFlow: Sendable {
         try await refuseDisabled(user, client: client)
         let had = try await store.passwordHash(userID: user.id) != nil
         try await store.setPasswordHash(hash, userID: user.id, at: now())
-        guard had || replacing != .signUp else { return }
+        if !had, replacing == .signUp || replacing == .signUpOnAnAccount {
+            // A first password beside the ways in the account had: nothing is replaced, so no session ends; an
+            // account that was there before the sign-up is told.
+            guard replacing == .signUpOnAnAccount else { return }
+            await audit.record(.passwordSet, user: user.id, method: .password, client: client, detail: "sign-up on the account's address")
+            await notices.send(.passwordSet, to: user.id, client: client)
+            return
+        }
         let revoked = try await store.revokeSessions(of: user.id, except: nil)
         try await devices.endAll(of: user.id)
         let how =
             switch replacing {
-            case .signUp: "sign-up on an address with a password"
+            case .signUp, .signUpOnAnAccount: "sign-up on an address with a password"
             case .reset: "reset"
             case .secondStep: "reset, after the second step"
             }

@@ -175,6 +175,34 @@ import Testing
         }
     }
 
+    // MARK: A first password added by a sign-up on the address
+
+    @Test(arguments: StoreBackend.available)
+    func aSignUpThatGivesAnAccountItsFirstPasswordTellsTheOwner(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h in
+            let email = "pat@example.com"
+            let verified = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: email, code: try await h.requestCode(email)))
+            let first = try h.decode(SessionResponse.self, verified)
+            h.clock.advance(by: 61)
+            let signUp = try await h.post(
+                NativePath.passwordSignUp, PasswordSignUpRequest(email: email, code: try await h.requestCode(email), password: "a lasting passphrase"))
+            #expect(signUp.status == .ok)
+            #expect(try h.decode(SessionResponse.self, signUp).user.id == first.user.id, "the same account")
+            #expect(h.mail.messages.contains { $0.to == email && $0.subject == AccountNotice.passwordSet.subject }, "its owner is told")
+            let history = try h.decode([AccountEvent].self, try await h.get(NativePath.accountHistory, bearer: first.accessToken))
+            #expect(history.first?.kind == AuditLog.Event.passwordSet.rawValue)
+            #expect(try await h.get(NativePath.me, bearer: first.accessToken).status == .ok, "nothing was replaced, so no session ended")
+
+            // A sign-up that makes the account tells no one of its own password.
+            h.clock.advance(by: 61)
+            let fresh = try await h.post(
+                NativePath.passwordSignUp,
+                PasswordSignUpRequest(email: "new@example.com", code: try await h.requestCode("new@example.com"), password: "a lasting passphrase"))
+            #expect(fresh.status == .ok)
+            #expect(!h.mail.messages.contains { $0.to == "new@example.com" && $0.subject == AccountNotice.passwordSet.subject })
+        }
+    }
+
     // MARK: Adding a passkey from a stolen session
 
     @Test(arguments: StoreBackend.available)

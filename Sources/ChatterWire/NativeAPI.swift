@@ -421,8 +421,9 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     }
 }
 
-/// One change to how the account signs in, as `GET /v1/account/history` lists them (newest first): the events
-/// chatterd mails the owner about, so an app can show them beside the sessions.
+/// One change to how the account signs in or who is signed in to it, as `GET /v1/account/history` lists them
+/// (newest first): the events chatterd mails the owner about, and new recovery codes and sessions ended, so
+/// an app can show them beside the sessions.
 public struct AccountEvent: Codable, Sendable, Equatable {
     /// What happened: `passkey_added`, `passkey_removed`, `second_factor_enabled`, `second_factor_disabled`,
     /// `recovery_code_used`, `recovery_codes_regenerated`, `password_changed`, `password_reset`, `password_set`,

@@ -73,4 +73,12 @@ extension ChatterError {
         guard case .server(403, let body?) = self else { return false }
         return body.code == .stepUpRequired
     }
+
+    /// The action changes how the account signs in (adding or removing a passkey, adding an authenticator),
+    /// and this session, on an account without a second factor, did not sign in within the last ten minutes:
+    /// sign in again (a fresh session), then try again.
+    public var isSignInAgain: Bool {
+        guard case .server(403, let body?) = self else { return false }
+        return body.code == .signInAgain
+    }
 }

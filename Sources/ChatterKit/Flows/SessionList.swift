@@ -108,10 +108,14 @@ public final class SessionList {
             rows = try await client.activeSessions().map(Row.init).sorted {
                 $0.isCurrent != $1.isCurrent ? $0.isCurrent : $0.lastUsedAt > $1.lastUsedAt
             }
-            history = try await client.accountHistory().enumerated().map { HistoryRow($1, index: $0) }
             errorMessage = nil
         } catch {
             errorMessage = ChatterError.banner(for: error)
+            return
+        }
+        // The history is extra: a server without it (an older chatterd) leaves the sessions shown.
+        if let events = try? await client.accountHistory() {
+            history = events.enumerated().map { HistoryRow($1, index: $0) }
         }
     }
 

@@ -25,8 +25,8 @@ struct AccountService: Sendable {
         try await store.sessions(of: user.id)
     }
 
-    /// What changed how the account signs in, newest first: the events its owner is mailed about (and the
-    /// sign-outs that ended its sessions), from the audit log, at most `historyLimit`.
+    /// What changed how the account signs in or who is signed in to it, newest first, from the audit log, at
+    /// most `historyLimit`: the events its owner is mailed about, and new recovery codes and sessions ended.
     func history(of user: User) async throws -> [AccountEvent] {
         try await store.auditEvents(AuditFilter(userID: user.id, events: Self.historyEvents.map(\.rawValue), limit: Self.historyLimit)).map {
             AccountEvent(kind: $0.event, at: $0.at.timeIntervalSince1970, userAgent: $0.actor == nil ? $0.client.userAgent : nil, byOperator: $0.actor != nil)
@@ -71,7 +71,7 @@ struct AccountService: Sendable {
         let address = try await store.identities(of: session.user.id).first { $0.emailVerified && $0.email != nil }?.email
         try await store.deleteUser(id: session.user.id)
         await audit.record(.accountDeleted, user: session.user.id, client: client)
-        await notices.send(.accountDeleted, to: session.user.id, address: address, client: client)
+        if let address { await notices.sendDeleted(to: address, client: client) }
         await appleTokens.revokePending(limit: AppleTokens.revokedAtOnce)
     }
 }

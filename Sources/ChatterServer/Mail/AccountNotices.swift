@@ -4,8 +4,9 @@ import Logging
 /// Mail telling an account's owner about a change to how they sign in, which they should know of even
 /// when they did not make it, sent to the address the account verified: what happened, from which device,
 /// and what to do if it was not them. Never a secret. At most `perHour` an hour per account, counted in one
-/// store step, so a thief cannot flood the owner's inbox to bury the one that matters. A notice that cannot
-/// be sent is logged, never a reason to fail what it reports.
+/// store step; the first past the limit is one mail saying more changes were made and where to read them
+/// (the account's history keeps every one), so a flood neither fills the inbox nor hides that something
+/// happened. A notice that cannot be sent is logged, never a reason to fail what it reports.
 struct AccountNotices: Sendable {
     let users: any UserRepository
     /// Counts each account's notices; nil (`chatterd admin`, one at a time by an operator) counts none.
@@ -18,23 +19,35 @@ struct AccountNotices: Sendable {
     static let perHour = 10
 
     func send(_ notice: AccountNotice, to userID: UUID, client: ClientInfo? = nil) async {
-        await send(notice, to: userID, address: nil, client: client)
-    }
-
-    /// `address`: where to send it when the account's identities are gone already (its deletion).
-    func send(_ notice: AccountNotice, to userID: UUID, address known: String?, client: ClientInfo?) async {
         do {
-            // A deletion's notice is the account's last (and counting it would leave a row the account no longer owns).
-            if known == nil, let limits, try await limits.hit(RateLimitKeys.notices(userID), window: 3600, at: now()) > Self.perHour {
-                logger.warning("account notices over their hourly limit; not sent", metadata: ["user": "\(userID.text)", "notice": "\(notice.kind)"])
-                return
+            var notice = notice
+            if let limits {
+                let count = try await limits.hit(RateLimitKeys.notices(userID), window: 3600, at: now())
+                if count > Self.perHour + 1 {
+                    logger.warning("account notices over their hourly limit; not sent", metadata: ["user": "\(userID.text)", "notice": "\(notice.kind)"])
+                    return
+                }
+                if count == Self.perHour + 1 { notice = .moreChanges }
             }
-            let found = try await users.identities(of: userID).first(where: { $0.emailVerified && $0.email != nil })?.email
-            guard let address = known ?? found else { return }
-            try await mail.send(MailMessage(from: sender, to: address, subject: notice.subject, body: notice.body(from: client) + "\n"))
+            guard let address = try await users.identities(of: userID).first(where: { $0.emailVerified && $0.email != nil })?.email else { return }
+            try await deliver(notice, to: address, client: client)
         } catch {
             logger.error("sending an account notice failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The account's last notice, to the address read before it went: not counted, since its counters went
+    /// with it.
+    func sendDeleted(to address: String, client: ClientInfo?) async {
+        do {
+            try await deliver(.accountDeleted, to: address, client: client)
+        } catch {
+            logger.error("sending an account notice failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func deliver(_ notice: AccountNotice, to address: String, client: ClientInfo?) async throws {
+        try await mail.send(MailMessage(from: sender, to: address, subject: notice.subject, body: notice.body(from: client) + "\n"))
     }
 }
 
@@ -50,6 +63,8 @@ enum AccountNotice: Sendable, Equatable {
     case passwordReset
     case accountDeleted
     case operatorResetSecondFactor
+    /// The first notice past the hourly limit, in its place.
+    case moreChanges
 
     var kind: String { "\(self)".prefix { $0 != "(" }.description }
 
@@ -65,6 +80,7 @@ enum AccountNotice: Sendable, Equatable {
         case .passwordReset: "Your Chatter password was reset"
         case .accountDeleted: "Your Chatter account was deleted"
         case .operatorResetSecondFactor: "Two-step sign-in was reset for your Chatter account"
+        case .moreChanges: "More changes were made to your Chatter account"
         }
     }
 
@@ -96,7 +112,7 @@ enum AccountNotice: Sendable, Equatable {
             otherwise = "If this was not you, reset your password with the emailed code and contact the operator."
         case .passwordReset:
             what = "The password of your Chatter account was reset, and every session was signed out."
-            otherwise = "If this was not you, reset it again and turn on two-step sign-in; a stolen mailbox is then not enough."
+            otherwise = "If this was not you, reset it again at once and contact the operator; with two-step sign-in on, a mailbox alone is not enough."
         case .accountDeleted:
             what = "Your Chatter account and everything it held were deleted."
             otherwise = "If this was not you, contact the operator at once."
@@ -104,20 +120,25 @@ enum AccountNotice: Sendable, Equatable {
             what =
                 "The server's operator removed the authenticator app and recovery codes from your Chatter account, as asked. Turn two-step sign-in on again from your account."
             otherwise = "If you did not ask for this, contact the operator."
+        case .moreChanges:
+            what =
+                "More changes to how your Chatter account signs in were made this hour than are mailed one by one. Sign in and read your account's history to see each."
+            otherwise = "If they were not yours, sign out everywhere, remove what you do not know, and contact the operator."
         }
         return "\(what)\n\nFrom: \(Self.device(client))\n\n\(otherwise)"
     }
 
-    /// The device as the request named it: its address and browser or app, cleaned and cut, since both come
-    /// from the client.
+    /// The device as the request named it: a short name for its browser or app (never the client's own words,
+    /// which would put a stranger's text in a mail from the server) and its address; nil: the server's operator.
     static func device(_ client: ClientInfo?) -> String {
-        let agent = client?.userAgent.map { String(DisplayText.clean($0).prefix(120)) }.flatMap { $0.isEmpty ? nil : $0 }
-        let ip = client?.ip.map { String($0.prefix(64)) }
+        guard let client else { return "the server's operator" }
+        let agent = client.userAgent.map { UserAgentName.family($0) ?? "an unnamed browser or app" }
+        let ip = client.ip.map { String($0.prefix(64)) }
         switch (agent, ip) {
         case (let agent?, let ip?): return "\(agent), at \(ip)"
         case (let agent?, nil): return agent
-        case (nil, let ip?): return "an unnamed device at \(ip)"
-        case (nil, nil): return "the server's operator"
+        case (nil, let ip?): return "an unnamed browser or app, at \(ip)"
+        case (nil, nil): return "an unnamed browser or app"
         }
     }
 }

@@ -78,6 +78,8 @@ struct SecondFactorService: Sendable {
     /// ten minutes): a stolen old session can neither lock the owner out with its thief's app nor step up
     /// through one.
     func beginEnrolment(_ session: AuthenticatedSession, account: String) async throws -> TOTPEnrolment {
+        // An account with one already is told so, whatever the session's proof (the store decides it again below).
+        if try await store.hasSecondFactor(userID: session.user.id) { throw SecondFactorError.alreadyEnabled }
         try await stepUp.requireReauthentication(session)
         let user = session.user
         let totp = TOTP.random()
@@ -112,6 +114,11 @@ struct SecondFactorService: Sendable {
     /// it; answers the recovery codes, shown this once.
     func confirmEnrolment(_ session: AuthenticatedSession, code: String, client: ClientInfo) async throws -> [String] {
         let user = session.user
+        // Another session of the account has no enrolment of its own to confirm: it is refused before it
+        // counts a guess, so it cannot spend the owner's guesses and keep the owner from confirming.
+        guard let waiting = try await store.totp(userID: user.id), waiting.confirmedAt == nil,
+            box.open(waiting.sealedSecret, for: user.id, session: session.sessionID) != nil
+        else { throw SecondFactorError.notEnabled }
         guard let guess = try await store.takeGuess(userID: user.id, confirmed: false, window: Self.guessWindow, at: now()) else {
             throw SecondFactorError.notEnabled
         }

@@ -1,9 +1,10 @@
 import Foundation
 
 /// The rule for actions that matter (deleting the account, changing the password, signing out everywhere,
-/// adding a passkey, an operator's action): on an account with a second factor, the session must have
-/// passed it within `window` — at sign-in, or since, with a code (`SecondFactorService.stepUp`). The time
-/// is read from the database at the moment of asking, never from a cache.
+/// adding or removing a passkey, an operator's action): on an account with a second factor, the session must
+/// have passed it within `window` — at sign-in, or since, with a code (`SecondFactorService.stepUp`) or a
+/// passkey (`PasskeyService.stepUp`). The time is read from the database at the moment of asking, never
+/// from a cache.
 struct StepUp: Sendable {
     let store: any SecondFactorRepository
     let now: @Sendable () -> Date
@@ -15,16 +16,6 @@ struct StepUp: Sendable {
         guard try await store.hasSecondFactor(userID: session.user.id) else { return }
         guard let passed = try await store.sessionTimes(sessionID: session.sessionID)?.secondFactorAt, now().timeIntervalSince(passed) < Self.window
         else { throw SecondFactorError.stepUpRequired }
-    }
-
-    /// For what only the account's owner should start on an account with no second factor yet (adding an
-    /// authenticator, whose first code then counts as a step-up): a sign-in of this session within `window`.
-    /// A hand-off's browser session continues an app's and is no sign-in; an old or stolen session must sign
-    /// in again (`SecondFactorError.signInAgain`).
-    func requireRecentSignIn(_ session: AuthenticatedSession) async throws {
-        guard session.signInMethod != .web, let times = try await store.sessionTimes(sessionID: session.sessionID),
-            now().timeIntervalSince(times.createdAt) < Self.window
-        else { throw SecondFactorError.signInAgain }
     }
 
     /// For what changes how the account signs in (adding or removing a passkey): on an account with a second

@@ -110,23 +110,33 @@ struct PasswordFlow: Sendable {
 
     /// Sets the password an emailed code (proving `email`) asked for. On an account with a second factor the
     /// code is one factor of two: nothing changes yet, and the hash waits with a second step, which sets it
-    /// when it completes (`SignInService.completeSecondStep`). A disabled account is refused either way.
+    /// when it completes (`SignInService.completeSecondStep`). Whether the account has one is decided in the
+    /// statement that writes the hash, so an authenticator confirmed meanwhile is not gone around. A disabled
+    /// account is refused either way.
     func replacePassword(_ hash: String, for user: User, email: String, client: ClientInfo, replacing: Replacement) async throws {
-        try await refuseDisabled(user, client: client)
-        if try await secondFactors.isEnabled(for: user.id) {
+        do {
+            try await setPassword(hash, for: user, client: client, replacing: replacing, unlessSecondFactor: true)
+        } catch Refused.secondFactor {
             throw SecondFactorError.required(try await secondFactors.challenge(user, method: .password, email: email, newPasswordHash: hash))
         }
-        try await setPassword(hash, for: user, client: client, replacing: replacing)
     }
 
-    /// Sets `user`'s password. Replacing one (a reset, a sign-up on an address that had one, or either once
-    /// its second step passed) ends every session of the account, is audited as a reset and mailed to the
-    /// owner. A disabled account's password is left as it is (the session insert would refuse the sign-in
-    /// anyway; this keeps the refusal from changing it).
-    func setPassword(_ hash: String, for user: User, client: ClientInfo, replacing: Replacement) async throws {
+    private enum Refused: Error { case secondFactor }
+
+    /// Sets `user`'s password (`unlessSecondFactor`: only while the account has no confirmed authenticator,
+    /// else `Refused.secondFactor` and nothing written). Replacing one (a reset, a sign-up on an address that
+    /// had one, or either once its second step passed) ends every session of the account, and is audited as a
+    /// reset; a first password is audited as set; either is mailed to the owner, except a sign-up's on the
+    /// account it made. A disabled account's password is left as it is (the session insert would refuse the
+    /// sign-in anyway; this keeps the refusal from changing it).
+    func setPassword(_ hash: String, for user: User, client: ClientInfo, replacing: Replacement, unlessSecondFactor: Bool = false) async throws {
         try await refuseDisabled(user, client: client)
         let had = try await store.passwordHash(userID: user.id) != nil
-        try await store.setPasswordHash(hash, userID: user.id, at: now())
+        if unlessSecondFactor {
+            guard try await store.setPasswordHashUnlessSecondFactor(hash, userID: user.id, at: now()) else { throw Refused.secondFactor }
+        } else {
+            try await store.setPasswordHash(hash, userID: user.id, at: now())
+        }
         if !had, replacing == .signUp || replacing == .signUpOnAnAccount {
             // A first password beside the ways in the account had: nothing is replaced, so no session ends; an
             // account that was there before the sign-up is told.
@@ -139,11 +149,11 @@ struct PasswordFlow: Sendable {
         try await devices.endAll(of: user.id)
         let how =
             switch replacing {
-            case .signUp, .signUpOnAnAccount: "sign-up on an address with a password"
+            case .signUp, .signUpOnAnAccount: "sign-up on the account's address"
             case .reset: "reset"
-            case .secondStep: "reset, after the second step"
+            case .secondStep: "emailed code and second factor"
             }
-        await audit.record(.passwordReset, user: user.id, method: .password, client: client, detail: "\(how); revoked \(revoked) sessions")
+        await audit.record(had ? .passwordReset : .passwordSet, user: user.id, method: .password, client: client, detail: "\(how); revoked \(revoked) sessions")
         await notices.send(had ? .passwordReset : .passwordSet, to: user.id, client: client)
     }
 

@@ -39,6 +39,9 @@ extension UserRepository {
 public protocol PasswordRepository: Sendable {
     func passwordHash(userID: UUID) async throws -> String?
     func setPasswordHash(_ hash: String, userID: UUID, at: Date) async throws
+    /// Sets the hash only while the account has no confirmed authenticator, in one statement; false (nothing
+    /// written) when it has one: a password an emailed code asks for must then wait for the second factor.
+    func setPasswordHashUnlessSecondFactor(_ hash: String, userID: UUID, at: Date) async throws -> Bool
 }
 
 /// The steps of a sign-in that creates or changes an account, inside one transaction.

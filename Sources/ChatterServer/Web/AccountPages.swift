@@ -172,19 +172,6 @@ struct AccountPages {
     }
 }
 
-/// A short name for a User-Agent header, for the sessions list.
-enum UserAgentName {
-    static func short(_ agent: String) -> String {
-        let known: [(String, String)] = [
-            ("Edg/", "Edge"), ("Chrome/", "Chrome"), ("Firefox/", "Firefox"), ("Safari/", "Safari"), ("chatter/", "chatter (terminal)"),
-            ("CFNetwork", "Apple app"), ("okhttp", "Android app"),
-        ]
-        let name = ChatterKitAgent.appName(agent) ?? known.first { agent.contains($0.0) }?.1 ?? String(agent.prefix(40))
-        let system = ["iPhone", "iPad", "Watch", "Android", "Mac OS X", "macOS", "Windows", "Linux"].first { agent.contains($0) }
-        return system.map { "\(name) on \($0 == "Mac OS X" ? "macOS" : $0)" } ?? name
-    }
-}
-
 // What the templates read (`TemplateFields`): each type's stored properties, by name.
 
 extension AccountPages.Page.Item: TemplateFields {

@@ -46,6 +46,15 @@ struct StepUpPages {
             case .revokeSession(let id): "revoke:\(id.uuidString)"
             }
         }
+
+        /// What the page says will happen once it is confirmed: a link can carry `resume`, so the person
+        /// confirming sees what they confirm.
+        var sentence: String {
+            switch self {
+            case .signOutEverywhere: "Once confirmed, every browser and app signed in to your account is signed out, this one too."
+            case .revokeSession: "Once confirmed, the session you chose to end is signed out."
+            }
+        }
     }
 
     /// Where an action that answered `step_up_required` or `sign_in_again` sends the browser: to come back
@@ -60,6 +69,8 @@ struct StepUpPages {
         let frame: PageFrame
         let next: String
         let resume: String
+        /// What confirming will do, when it finishes an action.
+        let then: String?
         /// The account has an authenticator app: its code (or a recovery code) is offered.
         let code: Bool
         /// The account has passkeys: one is offered (where the browser has WebAuthn).
@@ -75,7 +86,8 @@ struct StepUpPages {
         let resume = Resume(asked)
         let page = Page(
             frame: pages.frame("Confirm it is you", visitor, error: error?.body.message), next: next, resume: resume?.text ?? "",
-            code: try await secondFactors.isEnabled(for: session.user.id), passkey: try await !passkeys.list(session.user).isEmpty)
+            then: resume?.sentence, code: try await secondFactors.isEnabled(for: session.user.id),
+            passkey: try await passkeys.list(session.user).contains { !$0.flagged })
         return pages.render("verify", page, status: error?.status ?? .ok, visitor: visitor)
     }
 
@@ -123,12 +135,17 @@ struct StepUpPages {
         return try await passed(session, next: form.next, resume: form.resume, request, context)
     }
 
-    /// The step-up passed: finish what sent the browser here, or go back to it.
+    /// The step-up passed: finish what sent the browser here, or go back to it. An action that fails now (the
+    /// session it would end is gone) is shown on the account page.
     private func passed(_ session: AuthenticatedSession, next: String?, resume: String?, _ request: Request, _ context: ChatterRequestContext)
         async throws -> Response
     {
-        if let resume = Resume(resume) { return try await account.finish(resume, session: session, client: context.client(request)) }
-        return WebSessions.redirect(to: next.flatMap(WebSessions.sameSitePath) ?? "/account")
+        guard let resume = Resume(resume) else { return WebSessions.redirect(to: next.flatMap(WebSessions.sameSitePath) ?? "/account") }
+        do {
+            return try await account.finish(resume, session: session, client: context.client(request))
+        } catch let error as any APIErrorConvertible {
+            return try await account.show(request, context, error: error.apiError)
+        }
     }
 }
 
@@ -140,6 +157,7 @@ extension StepUpPages.Page: TemplateFields {
         case "frame": frame
         case "next": next
         case "resume": resume
+        case "then": then
         case "code": code
         case "passkey": passkey
         default: nil

@@ -56,12 +56,17 @@ struct VisitorMiddleware: RouterMiddleware {
 struct SignedInPagesMiddleware: RouterMiddleware {
     typealias Context = ChatterRequestContext
 
+    /// A path as a query value: unreserved characters and `/` as they are, the rest escaped.
+    static let pathInQuery = WebSessions.queryValue.union(CharacterSet(charactersIn: "/"))
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard try context.requireVisitor().session == nil else { return try await next(request, context) }
         if request.headers[.accept]?.contains("application/json") == true {
             throw APIError(.unauthorized, .authenticationRequired, "Sign in first.")
         }
-        return WebSessions.redirect(to: "/auth?next=/account")
+        // A page comes back to itself after the sign-in; a form, to the account.
+        let back = request.method == .get ? WebSessions.sameSitePath(request.uri.string) ?? "/account" : "/account"
+        return WebSessions.redirect(to: "/auth?next=" + (back.addingPercentEncoding(withAllowedCharacters: Self.pathInQuery) ?? "/account"))
     }
 }
 

@@ -175,6 +175,24 @@ import Testing
         }
     }
 
+    // MARK: The account's pages, signed out
+
+    /// Every page of the account is behind one middleware: a signed-out browser is sent to sign in and back to
+    /// the page it asked for (a form, to the account), and a script's JSON request gets 401, before any handler.
+    @Test func aSignedOutBrowserIsSentToSignInAndBackToThePageItAskedFor() async throws {
+        try await Harness.run { h in
+            var browser = WebBrowser(h)
+            _ = try await browser.get("/auth")
+            for page in ["/account", "/account/two-step", "/account/verify", "/account/delete"] {
+                #expect(try await browser.get(page).headers[.location] == "/auth?next=\(page)", "\(page)")
+            }
+            let form = try await browser.post("/account/sessions/\(UUID().uuidString)/revoke", [])
+            #expect(form.headers[.location] == "/auth?next=/account")
+            #expect(try await browser.postForJSON("/account/verify/passkey/options").status == .unauthorized)
+            #expect(try await browser.post("/account/signout", []).headers[.location] == "/", "signing out signed out is no error")
+        }
+    }
+
     // MARK: A first password added by a sign-up on the address
 
     @Test(arguments: StoreBackend.available)
@@ -220,7 +238,7 @@ import Testing
                 try await h.post(NativePath.passwordSignIn, PasswordSignInRequest(email: email, password: SecondFactorTests.password)))
             let info = try await PasskeyFlowTests.addPasskey(h, PasskeyFlowTests.authenticator(), bearer: fresh.accessToken, name: "Ada's phone")
             let added = try #require(h.mail.messages.last { $0.subject == AccountNotice.passkeyAdded(name: "").subject })
-            #expect(added.to == email && added.body.contains("Ada's phone") && added.body.contains(Harness.userAgent))
+            #expect(added.to == email && added.body.contains("Ada's phone") && added.body.contains("From: an unnamed browser or app"))
 
             // The account's history lists it for its owner's apps; another account's lists none of it.
             let history = try h.decode([AccountEvent].self, try await h.get(NativePath.accountHistory, bearer: fresh.accessToken))

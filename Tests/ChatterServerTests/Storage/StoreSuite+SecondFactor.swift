@@ -16,6 +16,21 @@ extension StoreSuite {
     }
 
     @Test(arguments: StoreBackend.available)
+    func aPasswordAnEmailedCodeAsksForIsWrittenOnlyWithoutASecondFactor(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            #expect(try await store.storePendingTOTP(userID: user.id, sealedSecret: [1], at: now))
+            #expect(try await store.setPasswordHashUnlessSecondFactor("first", userID: user.id, at: now), "an enrolment still waiting is no second factor")
+            #expect(try await store.passwordHash(userID: user.id) == "first")
+            #expect(try await store.confirmTOTP(userID: user.id, sealedSecret: [1], resealed: [2], step: 9, recoveryCodes: [], at: now))
+            #expect(try await !store.setPasswordHashUnlessSecondFactor("second", userID: user.id, at: now))
+            #expect(try await store.passwordHash(userID: user.id) == "first", "nothing written")
+            let other = try await store.signIn(IdentityKey(issuer: "https://accounts.google.com", subject: "2"), "Bob")
+            #expect(try await store.setPasswordHashUnlessSecondFactor("bob's", userID: other.id, at: now), "another account's authenticator is not this one's")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func anEnrolmentWaitsForItsCodeAndIsConfirmedOnce(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

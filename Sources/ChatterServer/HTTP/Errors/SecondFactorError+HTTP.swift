@@ -22,7 +22,8 @@ extension SecondFactorError: APIErrorConvertible {
         case .signInAgain:
             return APIError(
                 .forbidden, .signInAgain,
-                "Sign in again first: changing how this account signs in takes a sign-in within the last ten minutes.")
+                "Confirm it is you first: changing how this account signs in takes a sign-in (or, on the account page, one of your passkeys) within the last ten minutes."
+            )
         case .notEnabled: return APIError(.conflict, .noSecondFactor, "This account has no second factor (or no enrolment waiting for its first code).")
         }
     }

@@ -109,6 +109,16 @@ extension PostgresStore {
             ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at
             """, keepsSessionCache: true)
     }
+
+    public func setPasswordHashUnlessSecondFactor(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
+        try await !rows(
+            """
+            INSERT INTO passwords (user_id, hash, updated_at) SELECT \(userID), \(hash), \(now)
+            WHERE NOT EXISTS (SELECT 1 FROM totp_authenticators WHERE user_id = \(userID) AND confirmed_at IS NOT NULL)
+            ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at RETURNING user_id
+            """, keepsSessionCache: true
+        ).isEmpty
+    }
 }
 
 extension Identity {

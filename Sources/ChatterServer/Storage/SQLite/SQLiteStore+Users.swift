@@ -118,6 +118,18 @@ extension SQLiteStore {
                 [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true)
         }
     }
+
+    public func setPasswordHashUnlessSecondFactor(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
+        try await durable {
+            try await !write(
+                """
+                INSERT INTO passwords (user_id, hash, updated_at) SELECT ?1, ?2, ?3
+                WHERE NOT EXISTS (SELECT 1 FROM totp_authenticators WHERE user_id = ?1 AND confirmed_at IS NOT NULL)
+                ON CONFLICT(user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at RETURNING user_id
+                """, [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true
+            ).isEmpty
+        }
+    }
 }
 
 extension Identity {

@@ -155,6 +155,8 @@ extension WebBrowser {
 
             h.clock.advance(by: StepUp.window)
             #expect(try await browser.post("/account/signout", [("scope", "everywhere")]).headers[.location]?.hasSuffix("resume=signout-everywhere") == true)
+            let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount&resume=signout-everywhere"))
+            #expect(page.contains(HTMLText.escape(StepUpPages.Resume.signOutEverywhere.sentence)), "the page says what confirming will do")
             let everywhere = try await browser.post(StepUpPages.path, [("code", Self.code(totp, h)), ("resume", "signout-everywhere")])
             #expect(everywhere.headers[.location] == "/?notice=\(Notice.signedOutEverywhere.rawValue)")
             #expect(try await h.store.sessions(of: userID).isEmpty, "signed out everywhere")

@@ -37,12 +37,20 @@ struct SecondFactorService: Sendable {
 
     /// Keeps a sign-in whose first factor (`method`, proving `email`) passed, and answers the token its
     /// second step presents. `newPasswordHash`: a password the first factor asked to set, set when the step completes.
-    func challenge(_ user: User, method: SignInMethod, email: String?, newPasswordHash: String? = nil) async throws -> SecondFactorChallengeToken {
+    /// A disabled account is refused here (`StoreError.accountDisabled`, audited) rather than asked for a code.
+    func challenge(_ user: User, method: SignInMethod, email: String?, newPasswordHash: String? = nil, client: ClientInfo) async throws
+        -> SecondFactorChallengeToken
+    {
         let token = SecureRandom.bytes(32)
-        try await store.storeSecondStep(
-            PendingSecondStep(
-                hash: Self.hash(token), userID: user.id, method: method.rawValue, email: email, expiresAt: now().addingTimeInterval(Self.stepLifetime),
-                newPasswordHash: newPasswordHash))
+        do {
+            try await store.storeSecondStep(
+                PendingSecondStep(
+                    hash: Self.hash(token), userID: user.id, method: method.rawValue, email: email,
+                    expiresAt: now().addingTimeInterval(Self.stepLifetime), newPasswordHash: newPasswordHash))
+        } catch StoreError.accountDisabled {
+            await audit.record(.signInFailed, user: user.id, method: method, client: client, detail: AuditLog.accountDisabled)
+            throw StoreError.accountDisabled
+        }
         return SecondFactorChallengeToken(token: Base64URL.encode(token), expiresIn: Int(Self.stepLifetime))
     }
 

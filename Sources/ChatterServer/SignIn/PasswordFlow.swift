@@ -117,7 +117,7 @@ struct PasswordFlow: Sendable {
         do {
             try await setPassword(hash, for: user, client: client, replacing: replacing, unlessSecondFactor: true)
         } catch Refused.secondFactor {
-            throw SecondFactorError.required(try await secondFactors.challenge(user, method: .password, email: email, newPasswordHash: hash))
+            throw SecondFactorError.required(try await secondFactors.challenge(user, method: .password, email: email, newPasswordHash: hash, client: client))
         }
     }
 

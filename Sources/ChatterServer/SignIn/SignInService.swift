@@ -31,10 +31,11 @@ struct SignInService: Sendable {
     /// Throws `SecondFactorError.required` (with a waiting sign-in when `waiting`) when the account has a second
     /// factor and `flow` has not passed one, unless the device (presenting its token for the address the
     /// sign-in proved) passed it before and is remembered. Answers the factor the session records.
-    func requireSecondFactor(_ flow: SignInFlow, waiting: Bool = true) async throws -> SecondFactorKind? {
+    func requireSecondFactor(_ flow: SignInFlow, waiting: Bool = true, client: ClientInfo) async throws -> SecondFactorKind? {
         guard flow.secondFactor == nil, try await secondFactors.isEnabled(for: flow.user.id) else { return flow.secondFactor }
         if let email = flow.email, try await devices.remembersSecondFactor(flow.device, for: email) { return .rememberedDevice }
-        throw SecondFactorError.required(waiting ? try await secondFactors.challenge(flow.user, method: flow.method, email: flow.email) : nil)
+        throw SecondFactorError.required(
+            waiting ? try await secondFactors.challenge(flow.user, method: flow.method, email: flow.email, client: client) : nil)
     }
 
     /// After a second step that asked to remember the device: its device token for `email` skips the step for
@@ -47,7 +48,7 @@ struct SignInService: Sendable {
     /// Ends `flow` for an app: a native session (access and refresh token), and the device token for the
     /// address it proved. Without a second factor passed, an account that has one gets `second_factor_required`.
     func native(_ flow: SignInFlow, client: ClientInfo) async throws -> SessionResponse {
-        let secondFactor = try await requireSecondFactor(flow)
+        let secondFactor = try await requireSecondFactor(flow, client: client)
         var response = try await audit.signIn(user: flow.user.id, method: flow.method, client: client, secondFactor: secondFactor) {
             try await sessions.start(
                 user: flow.user, method: flow.method, client: client, profile: try await sessions.profiles.profile(flow.user, account: flow.account),
@@ -72,7 +73,7 @@ struct SignInService: Sendable {
     /// Ends `flow` for the course API: one chatterID that cannot be refreshed, living `sessions.lifetimes.course`.
     /// The course API has no second step, so an account with a second factor is refused with `second_factor_required`.
     func course(_ flow: SignInFlow, client: ClientInfo) async throws -> (token: SessionToken, lifetime: Double) {
-        _ = try await requireSecondFactor(flow, waiting: false)
+        _ = try await requireSecondFactor(flow, waiting: false, client: client)
         let lifetime = sessions.lifetimes.course
         let token = try await audit.signIn(user: flow.user.id, method: flow.method, client: client) {
             try await sessions.startUnrefreshable(user: flow.user, method: flow.method, lifetime: lifetime, client: client)
@@ -83,7 +84,7 @@ struct SignInService: Sendable {
     /// Ends `flow` for a browser: a cookie session, ending the one it had (`replacing`).
     func browser(_ flow: SignInFlow, client: ClientInfo, replacing previous: AuthenticatedSession?) async throws -> BrowserSession {
         // A hand-off continues a signed-in app's session, whose own sign-in answered for the second factor.
-        let secondFactor = flow.method == .web ? flow.secondFactor : try await requireSecondFactor(flow)
+        let secondFactor = flow.method == .web ? flow.secondFactor : try await requireSecondFactor(flow, client: client)
         if let previous { _ = try await sessionStore.revokeSession(id: previous.sessionID, userID: previous.user.id) }
         let token = try await audit.signIn(user: flow.user.id, method: flow.method, client: client, secondFactor: secondFactor) {
             try await sessions.startUnrefreshable(

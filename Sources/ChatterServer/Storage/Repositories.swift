@@ -240,7 +240,9 @@ public protocol SecondFactorRepository: Sendable {
     /// devices of the account's verified addresses skip (so that none skips the next one); false when there
     /// was nothing to remove.
     func deleteSecondFactor(userID: UUID) async throws -> Bool
-    /// Keeps a sign-in waiting for its second step until it is taken or expires.
+    /// Keeps a sign-in waiting for its second step until it is taken or expires; `StoreError.accountDisabled`
+    /// (nothing kept) when the account is disabled or gone, decided in the same statement, so a disabled
+    /// account is refused before its owner is asked for a code that could not help.
     func storeSecondStep(_ step: PendingSecondStep) async throws
     /// The waiting sign-in hashing to `hash`, left in place (a wrong code does not end it); nil when
     /// unknown or expired.

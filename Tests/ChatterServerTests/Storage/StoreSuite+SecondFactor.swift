@@ -98,6 +98,22 @@ extension StoreSuite {
     }
 
     @Test(arguments: StoreBackend.available)
+    func aDisabledOrGoneAccountKeepsNoSignInWaiting(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            _ = try await store.setDisabled(true, userID: user.id, at: now)
+            let step = PendingSecondStep(hash: [4, 4], userID: user.id, method: "password", email: nil, expiresAt: now.addingTimeInterval(300))
+            await #expect(throws: StoreError.accountDisabled) { try await store.storeSecondStep(step) }
+            #expect(try await store.secondStep(hash: [4, 4], at: now) == nil, "nothing kept")
+            _ = try await store.setDisabled(false, userID: user.id, at: now)
+            try await store.storeSecondStep(step)
+            #expect(try await store.secondStep(hash: [4, 4], at: now) == step, "enabled again: kept")
+            let gone = PendingSecondStep(hash: [5, 5], userID: UUID(), method: "password", email: nil, expiresAt: now.addingTimeInterval(300))
+            await #expect(throws: StoreError.accountDisabled) { try await store.storeSecondStep(gone) }
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func aWaitingSignInIsTakenOnceAndNeverAfterItExpires(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

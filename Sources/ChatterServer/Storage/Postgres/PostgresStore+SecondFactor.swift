@@ -153,11 +153,13 @@ extension PostgresStore {
     }
 
     public func storeSecondStep(_ step: PendingSecondStep) async throws {
-        try await rows(
+        let kept = try await rows(
             """
             INSERT INTO second_steps (hash, user_id, method, email, expires_at, new_password_hash)
-            VALUES (\(step.hash.bytea), \(step.userID), \(step.method), \(step.email), \(step.expiresAt), \(step.newPasswordHash))
+            SELECT \(step.hash.bytea), \(step.userID), \(step.method), \(step.email), \(step.expiresAt), \(step.newPasswordHash)
+            WHERE EXISTS (SELECT 1 FROM users WHERE id = \(step.userID) AND disabled_at IS NULL) RETURNING hash
             """, keepsSessionCache: true)
+        if kept.isEmpty { throw StoreError.accountDisabled }
     }
 
     public func secondStep(hash: [UInt8], at now: Date) async throws -> PendingSecondStep? {

@@ -149,13 +149,17 @@ extension SQLiteStore {
     }
 
     public func storeSecondStep(_ step: PendingSecondStep) async throws {
-        _ = try await write(
-            "INSERT INTO second_steps (hash, user_id, method, email, expires_at, new_password_hash) VALUES (?, ?, ?, ?, ?, ?)",
+        let kept = try await write(
+            """
+            INSERT INTO second_steps (hash, user_id, method, email, expires_at, new_password_hash) SELECT ?1, ?2, ?3, ?4, ?5, ?6
+            WHERE EXISTS (SELECT 1 FROM users WHERE id = ?2 AND disabled_at IS NULL) RETURNING hash
+            """,
             [
                 .bytes(step.hash), .uuid(step.userID), .text(step.method), step.email.map(SQLiteData.text) ?? .null, .time(step.expiresAt),
                 step.newPasswordHash.map(SQLiteData.text) ?? .null,
             ],
             keepsSessionCache: true)
+        if kept.isEmpty { throw StoreError.accountDisabled }
     }
 
     public func secondStep(hash: [UInt8], at now: Date) async throws -> PendingSecondStep? {

@@ -11,7 +11,9 @@ import Testing
 /// the operator's message and keeps no session, a waiting second step too), deleted by its owner (refused, or a
 /// new empty account), passkeys only (every way but a password reaches it), an authenticator app (the ways ask
 /// for its code, a reset changes nothing before it) and a remembered device (the second step is skipped).
-@Suite struct JourneyKitTests {
+/// Its cases run one at a time (`.serialized`): each starts a live chatterd, and a hundred at once would
+/// crowd the timing-bound tests of a 2-core machine running the whole suite in parallel.
+@Suite(.serialized) struct JourneyKitTests {
     static let email = "ada@example.com"
     /// The password `SecondFactorFlowTests.enrolled` signs up with, and the one a sign-up or reset sets here.
     static let password = "correct horse battery staple"

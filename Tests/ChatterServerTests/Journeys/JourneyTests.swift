@@ -10,7 +10,9 @@ import Testing
 /// every database, for three of the account states: disabled by an operator (each way is refused and starts
 /// no session), deleted by its owner (each way is refused or makes a new, empty account), and passkeys only
 /// (each way but a password reaches the same account).
-@Suite struct JourneyTests {
+/// Its cases run one at a time (`.serialized`): each starts a live chatterd, and a hundred at once would
+/// crowd the timing-bound tests of a 2-core machine running the whole suite in parallel.
+@Suite(.serialized) struct JourneyTests {
     static let email = "ada@example.com"
     static let newPassword = "a brand new passphrase"
     static let googleSubject = "42"

@@ -399,4 +399,54 @@ import Testing
             #expect(try await h.store.sessionCount() == 0)
         }
     }
+
+    @Test(arguments: StoreBackend.available)
+    func aSecondStepWaitingWhenTheAccountIsDeletedStartsNoSession(backend: StoreBackend) async throws {
+        try await Self.run(backend) { h in
+            let second = SecondFactorTests()
+            let owner = try await second.signUp(h, Self.email)
+            let (totp, _) = try await second.enrol(h, owner)
+            let waiting = try await second.firstFactor(h, Self.email)
+            var browser = WebBrowser(h)
+            let asked = try await Self.walk(.passwordSignIn, &browser, passkey: PasskeyFlowTests.authenticator())
+            #expect(asked.headers[.location]?.hasPrefix(SecondFactorPages.path) == true, "\(WebBrowser.text(asked).prefix(2000))")
+            // Confirming the app was a step-up: the owner deletes the account at once.
+            #expect(try await h.delete(NativePath.me, bearer: owner.accessToken).status == .noContent)
+
+            // The waiting sign-ins went with the account: the right code finds nothing left to complete.
+            let expired = SecondFactorError.stepExpired.apiError
+            let native = try await h.post(NativePath.secondStep, SecondStepRequest(token: waiting.token, code: second.code(totp, h)))
+            #expect(native.status == expired.status, "\(String(buffer: native.body))")
+            #expect(try h.error(native).error == expired.body.error)
+            let page = try await browser.post("/auth/second-factor", [("code", second.code(totp, h))])
+            #expect(Self.page(page, shows: expired), "\(page.status) \(WebBrowser.text(page).prefix(2000))")
+            #expect(browser.cookies[SessionAuthenticator.cookieName] == nil)
+            #expect(try await h.store.userCount() == 0, "no account came back")
+            #expect(try await h.store.sessionCount() == 0)
+        }
+    }
+
+    /// A passkey verifies its user: two factors by itself, so an account with an app is not asked for its code.
+    @Test(arguments: StoreBackend.available)
+    func aPasskeySignsInAnAccountWithAnAppWithoutAskingForItsCode(backend: StoreBackend) async throws {
+        try await Self.run(backend) { h in
+            let second = SecondFactorTests()
+            let owner = try await second.signUp(h, Self.email)
+            _ = try await second.enrol(h, owner)
+            let passkey = PasskeyFlowTests.authenticator()
+            _ = try await PasskeyFlowTests.addPasskey(h, passkey, bearer: owner.accessToken)
+
+            let native = try await PasskeyFlowTests.signIn(h, passkey)
+            #expect(native.status == .ok, "\(String(buffer: native.body))")
+            let session = try h.decode(SessionResponse.self, native)
+            #expect(session.user.id == owner.user.id)
+            let listed = try h.decode([SessionInfo].self, try await h.get(NativePath.sessions, bearer: session.accessToken))
+            #expect(listed.first { $0.current }?.secondFactor == SecondFactorKind.passkey.rawValue)
+
+            var browser = WebBrowser(h)
+            let page = try await PasskeyPagesTests.signIn(&browser, passkey, next: "/account")
+            #expect(page.status == .seeOther && page.headers[.location] == "/account", "no second-step page: \(WebBrowser.text(page).prefix(2000))")
+            #expect(browser.cookies[SessionAuthenticator.cookieName] != nil)
+        }
+    }
 }

@@ -54,11 +54,13 @@ public final class SessionList {
 
     /// One change to how the account signs in, as the history under the list shows it.
     public struct HistoryRow: Identifiable, Equatable, Sendable {
+        /// The row's place in the list, newest first.
         public let id: Int
         /// "Passkey added", "Password reset", …; an event this version does not know is named as the server sent it.
         public let title: String
         /// The device that did it, or "The server's operator".
         public let device: String
+        /// When it happened.
         public let at: Date
 
         /// Makes a row from the server's event; `index` keeps rows of the same instant apart.

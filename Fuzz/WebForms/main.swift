@@ -44,10 +44,24 @@ func decode(_ action: FormAction, _ text: String) {
     case .passkeySignUpOptions: decode(PasskeyPages.SignUpOptionsForm.self, action, text)
     case .passkeyRename: decode(PasskeyPages.RenameForm.self, action, text)
     case .secondStep: decode(SecondFactorPages.CodeForm.self, action, text)
-    case .stepUp, .secondFactorConfirm, .recoveryCodes, .secondFactorDisable: decode(SecondFactorAccountPages.CodeForm.self, action, text)
+    case .secondFactorConfirm, .recoveryCodes, .secondFactorDisable: decode(SecondFactorAccountPages.CodeForm.self, action, text)
+    case .stepUp:
+        decode(StepUpPages.CodeForm.self, action, text)
+        resume(action, text)
+    case .stepUpPasskey:
+        decode(StepUpPages.PasskeyForm.self, action, text)
+        resume(action, text)
     case .resendCode, .revokeSession, .deleteAccount, .endSession, .endSessions, .disableAccount, .enableAccount, .deleteOtherAccount,
-        .passkeySignInOptions, .passkeyAddOptions, .passkeyDelete, .secondFactorStart:
+        .passkeySignInOptions, .passkeyAddOptions, .passkeyDelete, .secondFactorStart, .stepUpPasskeyOptions:
         decode(CSRFOnly.self, action, text)
+    }
+}
+
+/// A step-up form's `resume`, as the page reads it: one of the closed set, spelled back as it came, or nothing.
+func resume(_ action: FormAction, _ text: String) {
+    guard let form = try? WebSessions.decode(StepUpPages.CodeForm.self, for: action, text, visitor: visitor) else { return }
+    if let parsed = StepUpPages.Resume(form.resume) {
+        invariant(StepUpPages.Resume(parsed.text) == parsed, "a resume read back is not itself: \(parsed)")
     }
 }
 

@@ -84,7 +84,7 @@ public struct ServerAssembly: Sendable {
             notices: notices, now: now)
         signIn = SignInService(
             sessionStore: store, sessions: sessions, devices: devices, secondFactors: secondFactors, passwords: passwords,
-            rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit, now: now)
+            rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit)
         accounts = AccountService(
             store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp, appleTokens: appleTokens, notices: notices)
         handoffs = WebHandoffs(store: store, now: now)

@@ -16,7 +16,6 @@ struct SignInService: Sendable {
     /// How long a device that passed the second step, and asked, skips it (`--remember-device`); 0: never.
     var rememberDevice: Double = 30 * 86_400
     let audit: AuditLog
-    let now: @Sendable () -> Date
 
     /// A browser's cookie session lasts this long; it cannot be refreshed.
     static let browserLifetime: Double = 7 * 86_400

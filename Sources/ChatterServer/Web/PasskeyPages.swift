@@ -33,11 +33,16 @@ struct PasskeyPages {
         let next: String?
 
         func decoded<Credential: Decodable>(_ type: Credential.Type) throws -> Credential {
-            guard let credential = try? JSONDecoder().decode(Credential.self, from: Data(credential.utf8)) else {
-                throw APIError(.badRequest, .invalidForm, "The browser's passkey answer was incomplete; try again.")
-            }
-            return credential
+            try PasskeyPages.decodeCredential(type, from: credential)
         }
+    }
+
+    /// A credential as `PublicKeyCredential.toJSON()` writes it, from a form's field; a 400 for anything else.
+    static func decodeCredential<Credential: Decodable>(_ type: Credential.Type, from field: String) throws -> Credential {
+        guard let credential = try? JSONDecoder().decode(Credential.self, from: Data(field.utf8)) else {
+            throw APIError(.badRequest, .invalidForm, "The browser's passkey answer was incomplete; try again.")
+        }
+        return credential
     }
 
     // MARK: Signing in

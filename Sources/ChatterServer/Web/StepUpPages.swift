@@ -101,12 +101,9 @@ struct StepUpPages {
     func verify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CodeForm.self, for: .stepUp, request, context, visitor: visitor)
-        do {
+        return try await confirm(session, next: form.next, resume: form.resume, request, context) {
             try await secondFactors.stepUp(session, code: form.code, client: context.client(request))
-        } catch let error as any APIErrorConvertible {
-            return try await page(request, context, error: error.apiError, next: form.next, resume: form.resume)
         }
-        return try await passed(session, next: form.next, resume: form.resume, request, context)
     }
 
     func passkeyOptions(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
@@ -125,14 +122,23 @@ struct StepUpPages {
     func verifyPasskey(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(PasskeyForm.self, for: .stepUpPasskey, request, context, visitor: visitor)
-        do {
-            let credential = try PasskeyPages.CredentialForm(csrf: form.csrf, credential: form.credential, next: nil).decoded(
-                AuthenticationResponseJSON.self)
+        return try await confirm(session, next: form.next, resume: form.resume, request, context) {
+            let credential = try PasskeyPages.decodeCredential(AuthenticationResponseJSON.self, from: form.credential)
             try await passkeys.stepUp(PasskeySignInRequest(credential: credential), session: session, client: context.client(request))
-        } catch let error as any APIErrorConvertible {
-            return try await page(request, context, error: error.apiError, next: form.next, resume: form.resume)
         }
-        return try await passed(session, next: form.next, resume: form.resume, request, context)
+    }
+
+    /// One proof (`prove`), then what it passed for; a proof refused shows the page again with its message.
+    private func confirm(
+        _ session: AuthenticatedSession, next: String?, resume: String?, _ request: Request, _ context: ChatterRequestContext,
+        prove: () async throws -> Void
+    ) async throws -> Response {
+        do {
+            try await prove()
+        } catch let error as any APIErrorConvertible {
+            return try await page(request, context, error: error.apiError, next: next, resume: resume)
+        }
+        return try await passed(session, next: next, resume: resume, request, context)
     }
 
     /// The step-up passed: finish what sent the browser here, or go back to it. An action that fails now (the

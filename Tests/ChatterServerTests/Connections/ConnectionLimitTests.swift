@@ -108,7 +108,9 @@ import Testing
     }
 
     /// Everything `connection` sends until it closes or stays silent for `seconds`.
-    static func answer(_ connection: RawConnection, within seconds: Double = 5) async -> String {
+    /// Reads until chatterd closes or says nothing for `seconds`: a wait, not a latency bound, long enough for
+    /// a whole parallel suite on two cores (a 5 s window once saw nothing there).
+    static func answer(_ connection: RawConnection, within seconds: Double = 20) async -> String {
         var text = ""
         while let bytes = await connection.read(within: seconds), !bytes.isEmpty { text += String(decoding: bytes, as: UTF8.self) }
         return text
@@ -166,7 +168,7 @@ import Testing
             let held = try (0..<4).map { _ in try RawConnection(port: port) }
             // Each held connection is accepted (the cap counts it) once it has been read from.
             for connection in held { connection.send("GET /health HTTP/1.1\r\nHost: chatterd\r\n\r\n") }
-            for connection in held { #expect(await connection.read(within: 5).map { !$0.isEmpty } == true) }
+            for connection in held { #expect(await connection.read(within: 20).map { !$0.isEmpty } == true) }
             let waiting = try RawConnection(port: port)
             waiting.send("GET /health HTTP/1.1\r\nHost: chatterd\r\n\r\n")
             #expect(await waiting.read(within: 1.5) == nil, "the fifth connection waits in the kernel's queue")

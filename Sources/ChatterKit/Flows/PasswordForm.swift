@@ -35,7 +35,8 @@ public final class PasswordForm {
     public private(set) var errorBanner: String?
     /// The session, once signed in or signed up; `nil` until then.
     public private(set) var signedIn: AuthSession?
-    /// The password was right and the account has a second factor: show this step for its code.
+    /// The password was right and the account has a second factor: show this step for its code; `nil` again
+    /// when the next request starts.
     public private(set) var secondStep: SecondStepForm?
     private var emailEdited = false
     private var passwordEdited = false
@@ -134,6 +135,8 @@ public final class PasswordForm {
     private func run(_ work: () async throws -> Void) async {
         isLoading = true
         errorBanner = nil
+        // A new attempt: a second step an earlier one left (spent or expired by now) is no way forward.
+        secondStep = nil
         defer { isLoading = false }
         do {
             try await work()

@@ -11,6 +11,8 @@ import Testing
 /// the operator's message and keeps no session, a waiting second step too), deleted by its owner (refused, or a
 /// new empty account), passkeys only (every way but a password reaches it), an authenticator app (the ways ask
 /// for its code, a reset changes nothing before it) and a remembered device (the second step is skipped).
+/// `JourneyKitTests+Sessions.swift` walks what an app does with a session it holds: the hand-off, a
+/// passkey on an account with an app, and an old session's proof before it changes how the account signs in.
 /// Its cases run one at a time (`.serialized`): each starts a live chatterd, and a hundred at once would
 /// crowd the timing-bound tests of a 2-core machine running the whole suite in parallel.
 @Suite(.serialized) struct JourneyKitTests {
@@ -284,20 +286,25 @@ import Testing
         }
     }
 
+    /// A device that passed the second step with "remember" ticked, then signed out: its store, and the app.
+    @MainActor static func rememberedDevice(_ server: LiveServer) async throws -> (MemoryStore, TOTPEnrolment) {
+        let (enrolment, _) = try await SecondFactorFlowTests.enrolled(server, server.client())
+        let store = MemoryStore()
+        let first = PasswordForm(client: server.client(store: store))
+        first.email = Self.email
+        first.password = Self.password
+        #expect(await first.submit() == false)
+        let step = try #require(first.secondStep)
+        step.rememberDevice = true
+        step.code = try SecondFactorFlowTests.code(enrolment, server)
+        #expect(await step.submit(), "\(step.errorBanner ?? "")")
+        try await server.client(store: store).sessions.signOut()
+        return (store, enrolment)
+    }
+
     @Test func aDeviceThatAskedToBeRememberedSkipsTheSecondStepNextTime() async throws {
         try await LiveServer.run { @MainActor server in
-            let (enrolment, _) = try await SecondFactorFlowTests.enrolled(server, server.client())
-            let store = MemoryStore()
-            let first = PasswordForm(client: server.client(store: store))
-            first.email = Self.email
-            first.password = Self.password
-            #expect(await first.submit() == false)
-            let step = try #require(first.secondStep)
-            step.rememberDevice = true
-            step.code = try SecondFactorFlowTests.code(enrolment, server)
-            #expect(await step.submit(), "\(step.errorBanner ?? "")")
-            try await server.client(store: store).sessions.signOut()
-
+            let (store, _) = try await Self.rememberedDevice(server)
             let again = PasswordForm(client: server.client(store: store))
             await again.load()
             again.password = Self.password
@@ -318,7 +325,11 @@ import Testing
         }
     }
 
-    @Test func aSecondStepWaitingWhenTheAccountIsDisabledStartsNoSession() async throws {
+    /// What ends an account while one of its sign-ins waits for the second step.
+    enum Ending: String, CaseIterable, Sendable { case disabled, deleted }
+
+    @Test(arguments: Ending.allCases)
+    func aSecondStepWaitingWhenTheAccountEndsStartsNoSession(ending: Ending) async throws {
         try await LiveServer.run { @MainActor server in
             let owner = server.client()
             let (enrolment, _) = try await SecondFactorFlowTests.enrolled(server, owner)
@@ -328,8 +339,14 @@ import Testing
             form.password = Self.password
             #expect(await form.submit() == false)
             let step = try #require(form.secondStep)
-            let admin = AdminService(store: server.store, now: server.clock.function, logger: Logger(label: "journey-kit-admin"))
-            try await admin.setDisabled(true, userID: try #require(UUID(uuidString: try await owner.me().id)), by: .commandLine(login: "ops"))
+            switch ending {
+            case .disabled:
+                let admin = AdminService(store: server.store, now: server.clock.function, logger: Logger(label: "journey-kit-admin"))
+                try await admin.setDisabled(true, userID: try #require(UUID(uuidString: try await owner.me().id)), by: .commandLine(login: "ops"))
+            case .deleted:
+                // Confirming the app was a step-up: the owner deletes the account from the other device at once.
+                try await owner.deleteAccount()
+            }
 
             step.code = try SecondFactorFlowTests.code(enrolment, server)
             #expect(await step.submit() == false)
@@ -337,12 +354,16 @@ import Testing
             #expect(step.errorBanner == "This sign-in has expired or was completed; sign in again.")
             #expect(try await storedSession(in: store) == nil)
             #expect(try await server.store.sessionCount() == 0)
-            // Starting over: the operator's refusal shows at once; no code is asked for that could not help.
+            #expect(try await server.store.userCount() == (ending == .deleted ? 0 : 1), "no account came back")
+            // Starting over: the account's state shows at once; no code is asked for that could not help.
             form.password = Self.password
             #expect(await form.submit() == false)
-            #expect(form.errorBanner == Self.disabled)
+            #expect(form.errorBanner == (ending == .disabled ? Self.disabled : Self.wrongPassword))
+            #expect(form.secondStep == nil)
             #expect(try await storedSession(in: store) == nil)
-            #expect(try await server.store.auditEvents(userID: nil).contains { $0.detail == AuditLog.accountDisabled }, "the refusal is audited")
+            if ending == .disabled {
+                #expect(try await server.store.auditEvents(userID: nil).contains { $0.detail == AuditLog.accountDisabled }, "the refusal is audited")
+            }
         }
     }
 }

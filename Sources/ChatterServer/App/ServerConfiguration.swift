@@ -81,7 +81,8 @@ public struct ServerConfiguration: Sendable {
     public var passkeyOrigins: [String] = []
     /// Roots attestation chains may end in, read from `--passkey-trust-anchors` when chatterd starts.
     public var passkeyTrustAnchors: [Certificate] = []
-    /// Refuse a passkey whose attestation ends in no trust anchor (synced passkeys send none).
+    /// Register only a passkey whose attestation chain ends in a trust anchor: `none` and self attestation (so
+    /// synced passkeys) are refused.
     public var passkeyRequireTrustedAttestation = false
     /// Passkey options requests one client network may make per 10 minutes (a /48 ten times that).
     public var passkeyCeremoniesPerNetwork = PasskeyService.defaultCeremoniesPerNetwork

@@ -274,7 +274,7 @@ extension ServerConfiguration {
         ) { $0.androidApps = $1 },
         .flag(
             "passkey-require-attestation", "CHATTERD_PASSKEY_REQUIRE_ATTESTATION",
-            "refuse a passkey whose attestation chain ends in no trust anchor (synced passkeys send none)"
+            "refuse a passkey without an attestation chain to a trust anchor (`none` and self attestation, so synced passkeys, are refused)"
         ) { $0.passkeyRequireTrustedAttestation = $1 },
     ]
 

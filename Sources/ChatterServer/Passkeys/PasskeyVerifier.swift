@@ -198,10 +198,16 @@ public struct PasskeyVerifier: Sendable {
     }
 
     /// Checks the statement's chain against the anchors: the Apple root for `apple`, the operator's (and
-    /// Apple's) for the others. A chain that ends nowhere known is refused only when the party requires it.
+    /// Apple's) for the others. When the party requires trusted attestation, only a chain to an anchor
+    /// passes: no attestation and self attestation vouch for nothing, so they are refused as an unknown root is.
     func trust<V>(_ report: inout PasskeyReport<V>, _ statement: AttestationStatement.Verified) async -> [Certificate] {
         guard let leaf = statement.chain.first else {
-            report.skip(.trust, statement.kind == .none ? "no attestation: nothing to verify" : "self attestation: no certificate to verify")
+            let what = statement.kind == .none ? "no attestation" : "self attestation (signed by the credential's own key)"
+            if party.requiresTrustedAttestation {
+                report.record(.trust, false, "\(what): trusted attestation is required and nothing vouches for this authenticator")
+            } else {
+                report.skip(.trust, statement.kind == .none ? "no attestation: nothing to verify" : "self attestation: no certificate to verify")
+            }
             return []
         }
         let anchors = statement.format == .apple ? [TrustAnchors.appleWebAuthnRoot] + party.trustAnchors : party.trustAnchors + [TrustAnchors.appleWebAuthnRoot]

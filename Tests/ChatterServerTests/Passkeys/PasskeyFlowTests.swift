@@ -155,6 +155,30 @@ import Testing
         }
     }
 
+    /// `--passkey-require-attestation`: the options ask for `direct`, and a passkey that sends no attestation
+    /// (as synced passkeys do) is refused naming the trust check; nothing is stored, on the API and the pages.
+    @Test func requiredAttestationRefusesAPasskeyThatSendsNone() async throws {
+        try await Harness.run(configure: { $0.passkeyRequireTrustedAttestation = true }) { h in
+            let session = try await h.nativeSignIn()
+            let options = try h.decode(
+                PasskeyCreationOptions.self, try await h.post(NativePath.passkeyRegisterOptions, json: "{}", bearer: session.accessToken))
+            #expect(options.attestation == "direct")
+            let response = try await h.post(
+                NativePath.passkeyRegister, PasskeyRegistrationRequest(credential: try Self.authenticator().register(options)), bearer: session.accessToken)
+            #expect(response.status == .unauthorized, "\(String(buffer: response.body))")
+            let error = try h.error(response)
+            #expect(error.code == .passkeyRejected)
+            #expect(error.check == PasskeyCheck.trust.rawValue)
+            #expect(try await h.store.passkeys(of: UUID(uuidString: session.user.id)!).isEmpty)
+
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("grace@example.com")
+            let added = try await PasskeyPagesTests.addPasskey(&browser, Self.authenticator())
+            #expect(added.status == .unauthorized, "\(WebBrowser.text(added).prefix(2000))")
+            #expect(try await h.store.passkeys(of: try #require(try await h.store.accounts(withEmail: "grace@example.com").first?.user.id)).isEmpty)
+        }
+    }
+
     @Test func aCounterThatGoesBackwardsFlagsThePasskeyForGood() async throws {
         try await Harness.run { h in
             let session = try await h.nativeSignIn()

@@ -1,9 +1,11 @@
+import ChatterTestSupport
 import ChatterWire
 import Crypto
 import Foundation
 import Testing
 import X509
 
+@testable import ChatterKit
 @testable import ChatterServer
 
 /// Every registration and authentication of WebAuthn Level 3's own test vectors, through the verifier the
@@ -86,11 +88,76 @@ import X509
     }
 
     @Test func aChainIsCheckedAtTheGivenTime() async {
-        // Before the vectors' CA was valid (2024-01-01), the chain does not verify.
-        let early = PasskeyVerifier(party: WebAuthnVector.party(requireTrust: true), now: { Date(timeIntervalSince1970: 1_600_000_000) })
+        // Before the vectors' CA was valid (2024-01-01), and after it expired (3024), the chain does not verify.
         let vector = WebAuthnVector.named("packed-es256")
-        let report = await early.inspectRegistration(vector.registrationResponse, challenge: vector.registrationChallenge)
-        #expect(report.firstFailure?.check == .trust, "\(report.text)")
+        for instant in [1_600_000_000, 34_000_000_000] as [Double] {
+            let verifier = PasskeyVerifier(party: WebAuthnVector.party(requireTrust: true), now: { Date(timeIntervalSince1970: instant) })
+            let report = await verifier.inspectRegistration(vector.registrationResponse, challenge: vector.registrationChallenge)
+            #expect(report.firstFailure?.check == .trust, "\(report.text)")
+        }
+    }
+
+    /// With trusted attestation required, only a chain to an anchor registers: `none` and self attestation
+    /// vouch for no authenticator (both once passed as "nothing to verify").
+    @Test(arguments: accepted.map(\.id))
+    func requiredAttestationTakesAChainToAnAnchor(id: String) async throws {
+        let trusted = Self.accepted.first { $0.id == id }!.trusted
+        let report = await Self.register(WebAuthnVector.named(id), party: WebAuthnVector.party(requireTrust: true))
+        if trusted {
+            #expect(report.passed, "\(report.text)")
+        } else {
+            #expect(report.firstFailure?.check == .trust, "\(report.text)")
+            #expect(report.text.contains("trusted attestation is required"), "\(report.text)")
+            #expect(report.verified == nil)
+        }
+    }
+
+    /// `chatterd check-passkey registration --require-trusted-attestation` agrees with the route: it fails a
+    /// registration that sends no attestation, and passes one whose chain ends in the anchor it is given.
+    @Test func checkPasskeyRequiresTrustedAttestationAsTheRouteDoes() async throws {
+        try await withTemporaryDirectory { dir in
+            func check(_ id: String, anchor: Bool) async throws -> ChildProcess.Outcome? {
+                let vector = WebAuthnVector.named(id)
+                let response = dir + "/\(id).json"
+                try JSONEncoder().encode(vector.registrationResponse).write(to: URL(fileURLWithPath: response))
+                let root = dir + "/root.pem"
+                try WebAuthnVector.attestationRoot.serializeAsPEM().pemString.write(toFile: root, atomically: true, encoding: .utf8)
+                return try await AdminCommandTests.run(
+                    [
+                        "check-passkey", "registration", response, "--challenge", Base64URL.encode(vector.registrationChallenge), "--origin",
+                        "https://example.org", "--rp-id", "example.org", "--at", "\(Int(WebAuthnVector.checkedAt.timeIntervalSince1970))",
+                        "--require-trusted-attestation",
+                    ] + (anchor ? ["--trust-anchor", root] : []))
+            }
+            guard let none = try await check("none-es256", anchor: true) else { return }
+            #expect(none.status != 0)
+            #expect(String(decoding: none.output, as: UTF8.self).contains("FAIL  trust"), "\(String(decoding: none.output, as: UTF8.self))")
+            let packed = try #require(try await check("packed-es256", anchor: true))
+            #expect(packed.status == 0, "\(String(decoding: packed.output, as: UTF8.self))")
+            let unknown = try #require(try await check("packed-es256", anchor: false))
+            #expect(unknown.status != 0, "no anchor given: the test vectors' CA is no one's")
+        }
+    }
+
+    /// An attestation certificate is no CA (§8.2.1): basic constraints that do not parse decide nothing, so they
+    /// refuse the statement (they once counted as "not a CA").
+    @Test func anAttestationCertificateWhoseBasicConstraintsDoNotParseIsRefused() throws {
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("attestation") }
+        func certificate(_ extensions: Certificate.Extensions) throws -> Certificate {
+            try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: WebAuthnVector.checkedAt,
+                notValidAfter: WebAuthnVector.checkedAt + 3600, issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: extensions, issuerPrivateKey: .init(key))
+        }
+        // A SEQUENCE holding a BOOLEAN whose one content byte is missing.
+        let garbled = try certificate(
+            Certificate.Extensions([Certificate.Extension(oid: .X509ExtensionID.basicConstraints, critical: true, value: [0x30, 0x03, 0x01, 0x01])]))
+        #expect(throws: AttestationStatement.Failure.self) { try AttestationStatement.requireNotCA(garbled) }
+        let authority = try certificate(Certificate.Extensions { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) })
+        #expect(throws: AttestationStatement.Failure.self) { try AttestationStatement.requireNotCA(authority) }
+        try AttestationStatement.requireNotCA(try certificate(Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) }))
+        try AttestationStatement.requireNotCA(try certificate(Certificate.Extensions()))
     }
 
     // MARK: Failures

@@ -96,10 +96,14 @@ public enum AttestationStatement {
         }
     }
 
+    /// §8.2.1 and others: the attestation certificate's basic constraints say it is no CA. Constraints that do
+    /// not parse decide nothing, so they refuse the statement rather than count as "not a CA".
     static func requireNotCA(_ certificate: Certificate) throws {
-        if case .isCertificateAuthority = try? certificate.extensions.basicConstraints {
-            throw Failure("the attestation certificate is a CA certificate")
+        let constraints: BasicConstraints?
+        do { constraints = try certificate.extensions.basicConstraints } catch {
+            throw Failure("the attestation certificate's basicConstraints extension does not parse")
         }
+        if case .isCertificateAuthority = constraints { throw Failure("the attestation certificate is a CA certificate") }
     }
 
     /// A certificate as reports name it: its subject, or for a TPM's empty subject the names in its

@@ -152,12 +152,13 @@ public struct ServerConfiguration: Sendable {
         }
         if let metricsToken, metricsToken.count < 16 { throw ConfigurationError("--metrics-token must be at least 16 characters") }
         _ = try AppAssociation(appleAppIDs: appleAppIDs, androidApps: androidApps)
+        // A check that cannot run must not pass everything: no list of common passwords, no start.
+        _ = try PasswordRules.bundledBlocklist.get()
         _ = try appleSigningKey()
-        // The client secret and refresh tokens travel in the body: plain HTTP only to a stand-in on this machine.
-        guard let authURL = URL(string: appleAuthURL), let host = authURL.host,
-            authURL.scheme == "https" || (authURL.scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host))
-        else {
-            throw ConfigurationError("--apple-auth-url \(appleAuthURL) is not an https URL (http only to this machine)")
+        // What chatterd fetches goes over https (plain http only to a stand-in on this machine): the client secret
+        // and refresh tokens travel in Apple's request bodies, and a key set read in clear could be anyone's.
+        for (flag, url) in [("--google-jwks-url", googleJWKSURL), ("--apple-jwks-url", appleJWKSURL), ("--apple-auth-url", appleAuthURL)] {
+            if let problem = OutboundHTTP.problem(with: url) { throw ConfigurationError("\(flag): \(problem)") }
         }
         guard passkeyCeremoniesPerNetwork >= 1 else { throw ConfigurationError("--passkey-ceremony-limit must be at least 1") }
         for origin in webFrameAncestors {

@@ -120,7 +120,8 @@ extension ServerConfiguration {
             $0.googleClientIDs = $1
         },
         .text(
-            "google-jwks-url", "CHATTERD_GOOGLE_JWKS_URL", "URL", default: "`\(IdentityProvider.googleJWKSURL)`", "Google's signing keys"
+            "google-jwks-url", "CHATTERD_GOOGLE_JWKS_URL", "URL", default: "`\(IdentityProvider.googleJWKSURL)`",
+            "Google's signing keys (https; http only to this machine)"
         ) { $0.googleJWKSURL = $1 },
         .value("session-lifetime", "CHATTERD_SESSION_LIFETIME", "SECONDS", default: "`86400`", "chatterID lifetime", parse: { Double($0) }) {
             $0.sessionLifetime = $1
@@ -153,9 +154,10 @@ extension ServerConfiguration {
         .list("apple-client-id", "CHATTERD_APPLE_CLIENT_IDS", "ID", default: "none", "bundle ID / Services IDs for Sign in with Apple") {
             $0.appleClientIDs = $1
         },
-        .text("apple-jwks-url", "CHATTERD_APPLE_JWKS_URL", "URL", default: "`\(IdentityProvider.appleJWKSURL)`", "Apple's signing keys") {
-            $0.appleJWKSURL = $1
-        },
+        .text(
+            "apple-jwks-url", "CHATTERD_APPLE_JWKS_URL", "URL", default: "`\(IdentityProvider.appleJWKSURL)`",
+            "Apple's signing keys (https; http only to this machine)"
+        ) { $0.appleJWKSURL = $1 },
         .text(
             "apple-team-id", "CHATTERD_APPLE_TEAM_ID", "ID", default: "none",
             "with the next two: Apple's tokens kept from the app's authorization code, revoked when the account is deleted"
@@ -164,9 +166,10 @@ extension ServerConfiguration {
         .text("apple-private-key", "CHATTERD_APPLE_PRIVATE_KEY", "FILE", default: "none", "the key's `.p8` file from Apple") {
             $0.applePrivateKeyPath = $1
         },
-        .text("apple-auth-url", "CHATTERD_APPLE_AUTH_URL", "URL", default: "`\(IdentityProvider.appleAuthURL)`", "Apple's token service") {
-            $0.appleAuthURL = $1
-        },
+        .text(
+            "apple-auth-url", "CHATTERD_APPLE_AUTH_URL", "URL", default: "`\(IdentityProvider.appleAuthURL)`",
+            "Apple's token service (https; http only to this machine)"
+        ) { $0.appleAuthURL = $1 },
         .value("access-lifetime", "CHATTERD_ACCESS_LIFETIME", "SECONDS", default: "`900`", "native access tokens", parse: { Double($0) }) {
             $0.lifetimes.access = $1
         },

@@ -43,7 +43,8 @@ public enum AppleAuthError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Apple's token service over HTTPS (`https://appleid.apple.com` unless `--apple-auth-url` names another).
+/// Apple's token service over HTTPS (`https://appleid.apple.com` unless `--apple-auth-url` names another),
+/// under `OutboundHTTP`'s policy: a redirect fails the request, so the client secret and the code go nowhere else.
 /// https://developer.apple.com/documentation/sign_in_with_apple/generate_and_validate_tokens and
 /// https://developer.apple.com/documentation/sign_in_with_apple/revoke_tokens
 public struct HTTPAppleAuthServer: AppleAuthServer {
@@ -51,7 +52,7 @@ public struct HTTPAppleAuthServer: AppleAuthServer {
     var client: HTTPClient
     var timeout: TimeAmount
 
-    public init(baseURL: String = IdentityProvider.appleAuthURL, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(5)) {
+    public init(baseURL: String = IdentityProvider.appleAuthURL, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(5)) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.client = client
         self.timeout = timeout
@@ -74,6 +75,7 @@ public struct HTTPAppleAuthServer: AppleAuthServer {
     private struct ErrorResponse: Decodable { var error: String }
 
     private func post(_ path: String, _ form: [String: String]) async throws(AppleAuthError) -> [UInt8] {
+        do { try OutboundHTTP.check(baseURL + path) } catch { throw .unavailable(error.description) }
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")

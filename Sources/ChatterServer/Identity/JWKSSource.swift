@@ -10,13 +10,14 @@ public protocol JWKSSource: Sendable {
     var description: String { get }
 }
 
-/// A provider's published JWKS over HTTPS, honouring its `Cache-Control: max-age`.
+/// A provider's published JWKS over HTTPS (`OutboundHTTP`'s policy: no redirects, no plain http to another
+/// machine), honouring its `Cache-Control: max-age`.
 public struct HTTPJWKSSource: JWKSSource {
     public var url: String
     var client: HTTPClient
     var timeout: TimeAmount
 
-    public init(url: String, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+    public init(url: String, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)) {
         self.url = url
         self.client = client
         self.timeout = timeout
@@ -25,6 +26,7 @@ public struct HTTPJWKSSource: JWKSSource {
     public var description: String { url }
 
     public func fetch() async throws -> (json: [UInt8], maxAge: Double?) {
+        do { try OutboundHTTP.check(url) } catch { throw JWKSFetchError(reason: error.description) }
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
         let response = try await client.execute(request, timeout: timeout)

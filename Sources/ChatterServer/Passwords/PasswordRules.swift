@@ -32,11 +32,35 @@ public struct PasswordRules: Sendable {
         return nil
     }
 
-    /// The list shipped in Resources/common-passwords.txt.
-    public static let commonPasswords: Set<String> = {
-        guard let url = Bundle.module.url(forResource: "common-passwords", withExtension: "txt"),
-            let text = try? String(contentsOf: url, encoding: .utf8)
-        else { return [] }
-        return Set(text.split(separator: "\n").lazy.filter { !$0.hasPrefix("#") }.map(String.init))
-    }()
+    /// The list shipped in Resources/common-passwords.txt, as `PasswordRules()` uses it: empty only when the
+    /// list is missing, which chatterd refuses at start (`ServerConfiguration.validate`, through
+    /// `bundledBlocklist`) rather than accept every common password without a word.
+    public static let commonPasswords: Set<String> = (try? bundledBlocklist.get()) ?? []
+
+    /// The bundled list, or why it cannot be used.
+    public static let bundledBlocklist: Result<Set<String>, ConfigurationError> = Result {
+        try blocklist(at: Bundle.module.url(forResource: "common-passwords", withExtension: "txt"))
+    }.mapError { $0 as? ConfigurationError ?? ConfigurationError("\($0)") }
+
+    /// Fewer words than this is not the list shipped (about 28,000): a truncated or replaced file.
+    static let minimumBlocklistSize = 10_000
+
+    /// The passwords listed in the file at `url`, one a line (`#` starts a comment).
+    static func blocklist(at url: URL?) throws -> Set<String> {
+        guard let url else {
+            throw ConfigurationError(
+                "chatterd's list of common passwords is missing from its resources: reinstall chatterd (without it, every common password would be accepted)")
+        }
+        let text: String
+        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+            throw ConfigurationError("cannot read chatterd's list of common passwords at \(url.path): \(error)")
+        }
+        let words = Set(text.split(separator: "\n").lazy.filter { !$0.hasPrefix("#") }.map(String.init))
+        guard words.count >= minimumBlocklistSize else {
+            throw ConfigurationError(
+                "chatterd's list of common passwords at \(url.path) holds \(words.count), not the \(minimumBlocklistSize) or more it ships with: reinstall chatterd"
+            )
+        }
+        return words
+    }
 }

@@ -1,6 +1,6 @@
 /// One CBOR (RFC 8949) data item, as WebAuthn's attestation objects, COSE keys and extension outputs carry
 /// them. Maps keep their entries in the order sent (COSE and attestation statements are looked up by key).
-public indirect enum CBOR: Sendable, Equatable {
+public indirect enum CBOR: Sendable, Hashable {
     case unsigned(UInt64)
     /// The integer `-1 - n`, kept as `n` so that every encodable value fits.
     case negative(UInt64)
@@ -16,16 +16,17 @@ public indirect enum CBOR: Sendable, Equatable {
 
     /// A floating-point value, equal to another when their bits are: so NaN equals itself, as a map key and a
     /// decoded item compared with itself must.
-    public struct FloatValue: Sendable, Equatable, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
+    public struct FloatValue: Sendable, Hashable, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
         public let value: Double
         public init(_ value: Double) { self.value = value }
         public init(floatLiteral value: Double) { self.value = value }
         public init(integerLiteral value: Int) { self.value = Double(value) }
         public static let infinity = FloatValue(.infinity)
         public static func == (a: FloatValue, b: FloatValue) -> Bool { a.value.bitPattern == b.value.bitPattern }
+        public func hash(into hasher: inout Hasher) { hasher.combine(value.bitPattern) }
     }
 
-    public struct Entry: Sendable, Equatable {
+    public struct Entry: Sendable, Hashable {
         public var key: CBOR
         public var value: CBOR
     }
@@ -161,9 +162,13 @@ public enum CBORDecoder {
                 let count = try count(info, bytesEach: 2)
                 var entries: [CBOR.Entry] = []
                 entries.reserveCapacity(count)
+                // Duplicates are found through a set, so a map's check costs what its keys' bytes do: comparing
+                // each key with every one before it cost O(n²) (a 48 KiB map took seconds before any signature).
+                // Swift's hashing is seeded per process, so no one can choose keys that collide.
+                var keys = Set<CBOR>(minimumCapacity: count)
                 for _ in 0..<count {
                     let key = try item(depth: depth + 1)
-                    guard !entries.contains(where: { $0.key == key }) else { throw .duplicateKey }
+                    guard keys.insert(key).inserted else { throw .duplicateKey }
                     entries.append(CBOR.Entry(key: key, value: try item(depth: depth + 1)))
                 }
                 return .map(entries)

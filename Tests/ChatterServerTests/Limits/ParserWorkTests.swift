@@ -1,0 +1,148 @@
+import ChatterWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Testing
+
+@testable import ChatterServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every parser of untrusted bytes does work in proportion to its input: its worst case at the size limit
+/// (64 KiB bodies, so 48 KiB of CBOR in base64url) costs at most `slack` times what a sixteenth of it
+/// costs, sixteen-fold. A quadratic parser (CBOR's duplicate-key check was one: a 48 KiB map took 2 s of a
+/// release build's CPU, before any signature) costs 256 times as much there.
+///
+/// The work is this thread's CPU time, the least of five runs: not wall time, which a busy machine
+/// stretches, and not instructions, which these machines' virtualised CPUs do not count (`perf stat -e
+/// instructions` answers "not supported"). A sixteenth's run and the whole's run share the same thread and
+/// the same moment, and the bound is three times the linear ratio.
+@Suite struct ParserWorkTests {
+    static let limit = Limits.bodyBytes
+
+    /// This thread's CPU time for `work`, the least of `runs`, in nanoseconds.
+    static func cpuTime(runs: Int = 5, _ work: () throws -> Void) rethrows -> Double {
+        var best = Double.infinity
+        for _ in 0..<runs {
+            var start = timespec()
+            var end = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+            try work()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+            best = min(best, Double(end.tv_sec - start.tv_sec) * 1e9 + Double(end.tv_nsec - start.tv_nsec))
+        }
+        return best
+    }
+
+    /// Expects `parse` of the `size`-byte input `make` builds to cost at most `slack` × 16 times its cost on
+    /// a sixteenth of that size.
+    static func expectLinear(
+        _ make: (Int) -> [UInt8], size: Int = limit, slack: Double = 3, sourceLocation: SourceLocation = #_sourceLocation,
+        _ parse: ([UInt8]) throws -> Void
+    ) rethrows {
+        let small = make(size / 16)
+        let large = make(size)
+        #expect(large.count <= size && large.count > size * 3 / 4, "the worst case is at the size limit: \(large.count) bytes", sourceLocation: sourceLocation)
+        try parse(small)  // warm: the first call pays for lazy initialisation
+        let smallTime = try cpuTime { try parse(small) }
+        let largeTime = try cpuTime { try parse(large) }
+        let ratio = largeTime / max(smallTime, 1)
+        #expect(
+            ratio <= 16 * slack, "16× the input cost \(Int(ratio))× the work (\(Int(smallTime / 1000)) µs → \(Int(largeTime / 1000)) µs)",
+            sourceLocation: sourceLocation)
+    }
+
+    // MARK: CBOR
+
+    /// A CBOR head (RFC 8949 §3): major type and argument, shortest form.
+    static func headBytes(_ major: UInt8, _ value: UInt64) -> [UInt8] {
+        let type = major << 5
+        switch value {
+        case 0..<24: return [type | UInt8(value)]
+        case 24..<256: return [type | 24, UInt8(value)]
+        case 256..<65536: return [type | 25, UInt8(value >> 8), UInt8(value & 0xFF)]
+        default: return [type | 26] + (0..<4).reversed().map { UInt8(value >> (8 * UInt64($0)) & 0xFF) }
+        }
+    }
+
+    /// One map of distinct unsigned keys, each to null, filling `size` bytes: every key is compared, or hashed.
+    static func wideMap(_ size: Int) -> [UInt8] {
+        let count = (size - 5) / 4
+        return headBytes(5, UInt64(count)) + (0..<count).flatMap { headBytes(0, UInt64(1000 + $0)) + [0xF6] }
+    }
+
+    /// Distinct text keys that share a long prefix, so comparing two costs their length.
+    static func longKeyMap(_ size: Int) -> [UInt8] {
+        let keyLength = 60
+        let count = (size - 5) / (keyLength + 3)
+        return headBytes(5, UInt64(count))
+            + (0..<count).flatMap { index -> [UInt8] in
+                let text = String(repeating: "k", count: keyLength - 8) + String(format: "%08d", index)
+                return headBytes(3, UInt64(keyLength)) + Array(text.utf8) + [0xF6]
+            }
+    }
+
+    /// An array of many small maps nested as deep as allowed.
+    static func nestedArrays(_ size: Int) -> [UInt8] {
+        let unit: [UInt8] = headBytes(4, 1) + headBytes(4, 1) + headBytes(5, 1) + [0x01, 0xF6]
+        let count = (size - 5) / unit.count
+        return headBytes(4, UInt64(count)) + (0..<count).flatMap { _ in unit }
+    }
+
+    @Test func cborMapsWithManyKeysCostWhatTheirBytesDo() throws {
+        for make in [Self.wideMap, Self.longKeyMap, Self.nestedArrays] {
+            try Self.expectLinear(make, size: Self.limit * 3 / 4) { bytes in _ = try CBORDecoder.decodeWhole(bytes) }
+        }
+    }
+
+    /// The same maps inside what an authenticator sends: an assertion's authenticator data with ED set and the
+    /// map as its extensions, decoded as the passkey routes decode it.
+    @Test func authenticatorDataExtensionsCostWhatTheirBytesDo() throws {
+        try Self.expectLinear({ size in Array(repeating: 0, count: 32) + [0x85] + [0, 0, 0, 0] + Self.wideMap(size - 37) }, size: Self.limit * 3 / 4) {
+            bytes in
+            _ = try AuthenticatorData(bytes)
+        }
+    }
+
+    // MARK: Text the clients send
+
+    /// A JSON body of many keys, as a passkey response with a huge `clientExtensionResults`.
+    @Test func jsonBodiesCostWhatTheirBytesDo() {
+        let make: (Int) -> [UInt8] = { size in
+            let count = (size - 200) / 14
+            let fields = (0..<count).map { #""k\#(String(format: "%08d", $0))":0"# }.joined(separator: ",")
+            return Array(
+                #"{"credential":{"id":"AA","rawId":"AA","type":"public-key","response":{"clientDataJSON":"AA","attestationObject":"AA"},"clientExtensionResults":{\#(fields)}}}"#
+                    .utf8)
+        }
+        Self.expectLinear(make) { bytes in _ = try? JSONDecoder().decode(PasskeyRegistrationRequest.self, from: Data(bytes)) }
+    }
+
+    /// A page's form with many fields, many repeats of one field, and keys nested as deep as brackets go.
+    @Test func formsCostWhatTheirBytesDo() {
+        struct Form: Decodable {
+            let csrf: String?
+            let code: String?
+        }
+        let many: (Int) -> [UInt8] = { size in Array((0..<(size / 14)).map { "f\(String(format: "%08d", $0))=1" }.joined(separator: "&").utf8) }
+        let repeated: (Int) -> [UInt8] = { size in Array(Array(repeating: "code[]=123456", count: size / 14).joined(separator: "&").utf8) }
+        for make in [many, repeated] {
+            Self.expectLinear(make) { bytes in _ = try? URLEncodedFormDecoder().decode(Form.self, from: String(decoding: bytes, as: UTF8.self)) }
+        }
+    }
+
+    @Test func cookieHeadersCostWhatTheirBytesDo() {
+        let make: (Int) -> [UInt8] = { size in Array((0..<(size / 16)).map { "c\(String(format: "%08d", $0))=v;" }.joined(separator: " ").utf8) }
+        Self.expectLinear(make, size: 16 * 1024) { bytes in
+            _ = CookieHeader.value(named: SessionAuthenticator.cookieName, inField: String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    @Test func base64URLCostsWhatItsBytesDo() {
+        Self.expectLinear({ size in Array(repeating: UInt8(ascii: "A"), count: size) }) { bytes in
+            _ = Base64URL.decode(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+}

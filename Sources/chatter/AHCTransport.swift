@@ -18,7 +18,7 @@ final class AHCTransport: CLITransport {
 
     /// - Parameter certificatePath: a PEM certificate to trust besides the system's roots.
     init(certificatePath: String?, timeout: TimeAmount = .seconds(30)) throws {
-        var tls = TLSConfiguration.makeClientConfiguration()
+        var tls = TLSConfiguration.chatterClient
         if let certificatePath { tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(certificatePath))] }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .http1Only

@@ -38,7 +38,7 @@ enum PinCheck {
     /// Connects to `host:port` and completes the handshake only, so a wrong pin is reported before
     /// anything else happens.
     static func verify(host: String, port: Int, expected: String) async throws {
-        let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+        let context = try NIOSSLContext(configuration: .chatterClient)
         let outcome = Outcome()
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let handshake = loop.makePromise(of: Void.self)

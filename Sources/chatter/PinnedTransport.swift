@@ -22,7 +22,7 @@ final class PinnedTransport: CLITransport {
     init(pin: String, timeout: Duration = .seconds(30)) throws {
         self.pin = pin
         self.timeout = timeout
-        context = try NIOSSLContext(configuration: .makeClientConfiguration())
+        context = try NIOSSLContext(configuration: .chatterClient)
     }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {

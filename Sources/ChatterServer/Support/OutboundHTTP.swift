@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOSSL
 
 /// Everything chatterd fetches from elsewhere (Apple's token service, the providers' key sets, anything
 /// later) goes through one client under one policy:
@@ -14,14 +13,15 @@ import NIOSSL
 /// - a bounded time to connect and to read (each caller bounds the whole request and the body it reads).
 public enum OutboundHTTP {
     /// The one client. It lives as long as the process, as `HTTPClient.shared` does.
-    public static let client: HTTPClient = {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
+    public static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+
+    /// The client's configuration: TLS as `ClientTLS`, no redirects, bounded connect and read times.
+    static var configuration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))
+            tlsConfiguration: ClientTLS.configuration(), redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))
         configuration.decompression = .disabled
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+        return configuration
+    }
 
     /// Why chatterd must not fetch `url`, or nil when it may: an absolute https URL, or http to this machine,
     /// with no credentials in it.

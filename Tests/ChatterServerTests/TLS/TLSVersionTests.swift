@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ChatterTestSupport
 import Hummingbird
 import HummingbirdCore
@@ -37,6 +38,51 @@ import Testing
         }
     }
 
+    /// Every connection chatterd opens (the providers, Apple, PostgreSQL, SMTP) offers TLS 1.2 at least:
+    /// against a server that speaks 1.0 and 1.1 only, its clients fail the handshake, where SwiftNIO SSL's
+    /// default client completes it.
+    @Test func chatterdsClientsRefuseAServerThatSpeaksOnlyTLS1_1() async throws {
+        try await withTemporaryDirectory { dir in
+            let files = try DevelopmentCertificate.ensure(in: dir, names: [])
+            var old = try PreparedTransport.tlsConfiguration(certificatePath: files.certificatePath, keyPath: files.keyPath)
+            old.minimumTLSVersion = .tlsv1
+            old.maximumTLSVersion = .tlsv11
+            try await Self.serve(try .tls(.http1(), tlsConfiguration: old)) { port in
+                let control = try await Self.handshake(port: port, tls: .makeClientConfiguration())
+                #expect(control, "the control: SwiftNIO SSL's default client accepts 1.1")
+                let verifying = try await Self.handshake(port: port, tls: ClientTLS.configuration())
+                #expect(!verifying, "chatterd's verifying client")
+                let preferring = try await Self.handshake(port: port, tls: ClientTLS.configuration(verifying: false))
+                #expect(!preferring, "PostgreSQL's sslmode=prefer")
+                let fetched = try await Self.fetch(port: port)
+                #expect(!fetched, "OutboundHTTP's client")
+            }
+            var current = ServerConfiguration()
+            current.dataDirectory = dir
+            try await Self.serve(try PreparedTransport.prepare(current).server) { port in
+                let connected = try await Self.handshake(port: port, tls: ClientTLS.configuration(verifying: false))
+                #expect(connected, "TLS 1.2 and 1.3 still connect")
+                let fetched = try await Self.fetch(port: port)
+                #expect(fetched, "OutboundHTTP's client, on a current server")
+            }
+        }
+    }
+
+    /// Whether `OutboundHTTP`'s client configuration (its certificate check aside) gets `/health` from `port`.
+    static func fetch(port: Int) async throws -> Bool {
+        var configuration = OutboundHTTP.configuration
+        configuration.tlsConfiguration?.certificateVerification = .none
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let answered: Bool
+        do {
+            answered = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/health"), timeout: .seconds(30)).status == .ok
+        } catch {
+            answered = false
+        }
+        try await client.shutdown()
+        return answered
+    }
+
     /// `server` answering `GET /health` on a loopback port for the length of `body`.
     static func serve(_ server: HTTPServerBuilder, _ body: (_ port: Int) async throws -> Void) async throws {
         var logger = Logger(label: "tls-version-test")
@@ -56,9 +102,15 @@ import Testing
     /// an answer to `GET /health` through it.
     static func handshake(port: Int, version: TLSVersion) async throws -> Bool {
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .none  // the development certificate; only the version is under test
         tls.minimumTLSVersion = version
         tls.maximumTLSVersion = version
+        return try await handshake(port: port, tls: tls)
+    }
+
+    /// Whether a client with `tls` completes a handshake and gets an answer to `GET /health`.
+    static func handshake(port: Int, tls: TLSConfiguration) async throws -> Bool {
+        var tls = tls
+        tls.certificateVerification = .none  // the development certificate; only the version is under test
         let context = try NIOSSLContext(configuration: tls)
         let group = MultiThreadedEventLoopGroup.singleton
         let outcome = group.next().makePromise(of: Bool.self)

@@ -23,8 +23,7 @@ public struct SMTPMailTransport: MailTransport {
             throw MailError("invalid SMTP HELO name \"\(configuration.heloName)\"")
         }
         if let envelopeFrom = configuration.envelopeFrom { try MailAddress.validate(envelopeFrom, role: "envelope sender") }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
+        var tls = ClientTLS.configuration()
         switch configuration.trust {
         case .system: break
         case .caFile(let path): tls.trustRoots = .file(path)

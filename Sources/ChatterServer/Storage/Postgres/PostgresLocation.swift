@@ -61,11 +61,7 @@ public struct PostgresLocation: Sendable, Equatable {
 
     /// `prefer`, as in libpq, encrypts when the server offers it without checking who the server is;
     /// `require` is the mode that verifies.
-    private static var unverified: TLSConfiguration {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.certificateVerification = .none
-        return configuration
-    }
+    private static var unverified: TLSConfiguration { ClientTLS.configuration(verifying: false) }
 
     /// Every commit waits for the server's WAL flush, whatever the server's default: an acknowledged
     /// write (a revocation above all) survives a power loss of the database host.
@@ -83,7 +79,7 @@ public struct PostgresLocation: Sendable, Equatable {
                 switch self.tls {
                 case .disable: .disable
                 case .prefer: .prefer(Self.unverified)
-                case .require: .require(.makeClientConfiguration())
+                case .require: .require(ClientTLS.configuration())
                 }
             configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
         }
@@ -101,7 +97,7 @@ public struct PostgresLocation: Sendable, Equatable {
                 switch self.tls {
                 case .disable: .disable
                 case .prefer: .prefer(try NIOSSLContext(configuration: Self.unverified))
-                case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                case .require: .require(try NIOSSLContext(configuration: ClientTLS.configuration()))
                 }
             configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
         }

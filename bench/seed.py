@@ -16,7 +16,7 @@ import time
 import urllib.parse
 import uuid
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 ISSUER = "https://accounts.google.com"
 
 
@@ -201,7 +201,7 @@ class PostgresDatabase:
     """A database of its own on a PostgreSQL server, for one bench run, reached with psql (written
     against PostgreSQL migration 3, Sources/ChatterServer/Storage/Postgres/PostgresMigrations.swift)."""
 
-    PG_SCHEMA_VERSION = 8
+    PG_SCHEMA_VERSION = 9
 
     def __init__(self, admin_url, name):
         self.admin_url, self.name = admin_url, name

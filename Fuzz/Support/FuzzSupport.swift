@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -24,10 +25,35 @@ private func LLVMFuzzerRunDriver(
 public typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 
 /// Runs libFuzzer (all its flags come from the command line) and exits with its status.
+///
+/// First it feeds the target a few of its seed inputs outside libFuzzer's watch: a first call pays once for
+/// what the process sets up lazily (type metadata, key sets, certificates parsed from fixtures), which in this
+/// sanitized debug build can take longer than `-timeout` allows a single input, and would be reported as a
+/// slow input when it is not one.
 public func runLibFuzzer(_ callback: FuzzCallback) -> Never {
+    warmUp(callback)
     var argc = CommandLine.argc
     var argv = CommandLine.unsafeArgv
     exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
+}
+
+/// Calls `callback` with up to eight seed files of each corpus directory on the command line, leaving out
+/// the inputs kept because they failed (`crash-`, `timeout-`, `slow-unit-`…), which libFuzzer must report.
+private func warmUp(_ callback: FuzzCallback) {
+    let files = FileManager.default
+    for argument in CommandLine.arguments.dropFirst() where !argument.hasPrefix("-") {
+        var isDirectory: ObjCBool = false
+        guard files.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue,
+            let names = try? files.contentsOfDirectory(atPath: argument)
+        else { continue }
+        let seeds = names.sorted().filter { name in !["crash-", "timeout-", "slow-unit-", "leak-", "oom-"].contains { name.hasPrefix($0) } }
+        for name in seeds.prefix(8) {
+            guard let data = files.contents(atPath: argument + "/" + name) else { continue }
+            var bytes = [UInt8](data)
+            if bytes.isEmpty { bytes = [0] }
+            _ = bytes.withUnsafeBufferPointer { callback($0.baseAddress!, data.count) }
+        }
+    }
 }
 
 /// The input as an array (libFuzzer owns the buffer only for the duration of the call).

@@ -65,7 +65,8 @@ struct Serve: AsyncParsableCommand {
         let secondFactorKey: [UInt8]
         let appleSigningKey: AppleSigningKey?
         do {
-            secondFactorKey = try SecondFactorKey.ensure(at: config.secondFactorKeyFile, create: config.secondFactorKeyPath == nil)
+            secondFactorKey = try await SealingKeyCheck.key(
+                at: config.secondFactorKeyFile, create: config.secondFactorKeyPath == nil, store: store, now: Date())
             appleSigningKey = try config.appleSigningKey()
         } catch { throw ValidationError("\(error)") }
         let services = ServerAssembly(

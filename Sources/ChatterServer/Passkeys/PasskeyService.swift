@@ -180,7 +180,7 @@ struct PasskeyService: Sendable {
         -> (user: User, account: AccountSummary)
     {
         let response = request.credential
-        let id = Base64URL.decode(response.rawId)
+        let id = Base64URL.decodeAnySpelling(response.rawId)
         let (challenge, bytes, found) = try await redeem(response.response.clientDataJSON, purpose: purpose, readingOwnerOf: id)
         if let account, challenge.userID != account { throw PasskeyError.invalidChallenge }
         guard let id, let owner = found, !owner.passkey.flagged, account == nil || owner.passkey.userID == account else {
@@ -231,7 +231,8 @@ struct PasskeyService: Sendable {
     func redeem(_ clientDataJSON: String, purpose: PasskeyChallenge.Purpose, readingOwnerOf credentialID: [UInt8]?) async throws
         -> (PasskeyChallenge, [UInt8], PasskeyOwner?)
     {
-        guard let data = Base64URL.decode(clientDataJSON), let clientData = ClientData.parse(data), let bytes = Base64URL.decode(clientData.challenge),
+        guard let data = Base64URL.decodeAnySpelling(clientDataJSON), let clientData = ClientData.parse(data),
+            let bytes = Base64URL.decodeAnySpelling(clientData.challenge),
             bytes.count == 32
         else { throw PasskeyError.invalidChallenge }
         let hash = Array(SHA256.hash(data: bytes))

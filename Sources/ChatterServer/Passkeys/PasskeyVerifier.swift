@@ -41,9 +41,9 @@ public struct PasskeyVerifier: Sendable {
         algorithms: [COSEAlgorithm] = COSEAlgorithm.allCases
     ) async -> PasskeyReport<VerifiedRegistration> {
         var report = PasskeyReport<VerifiedRegistration>()
-        guard let rawID = Base64URL.decode(response.rawId), response.id == response.rawId, response.type == "public-key",
-            let clientDataBytes = Base64URL.decode(response.response.clientDataJSON), let clientData = ClientData.parse(clientDataBytes),
-            let objectBytes = Base64URL.decode(response.response.attestationObject)
+        guard let rawID = Base64URL.decodeAnySpelling(response.rawId), Base64URL.decodeAnySpelling(response.id) == rawID, response.type == "public-key",
+            let clientDataBytes = Base64URL.decodeAnySpelling(response.response.clientDataJSON), let clientData = ClientData.parse(clientDataBytes),
+            let objectBytes = Base64URL.decodeAnySpelling(response.response.attestationObject)
         else {
             report.record(
                 .format, false, "expected a public-key credential whose id, rawId, clientDataJSON and attestationObject are base64url, with JSON client data")
@@ -96,10 +96,10 @@ public struct PasskeyVerifier: Sendable {
         _ response: AuthenticationResponseJSON, challenge: [UInt8], userVerification: UserVerification = .preferred, credential: Credential
     ) -> PasskeyReport<VerifiedAssertion> {
         var report = PasskeyReport<VerifiedAssertion>()
-        guard let rawID = Base64URL.decode(response.rawId), response.id == response.rawId, response.type == "public-key",
-            let clientDataBytes = Base64URL.decode(response.response.clientDataJSON), let clientData = ClientData.parse(clientDataBytes),
-            let authDataBytes = Base64URL.decode(response.response.authenticatorData),
-            let signature = Base64URL.decode(response.response.signature)
+        guard let rawID = Base64URL.decodeAnySpelling(response.rawId), Base64URL.decodeAnySpelling(response.id) == rawID, response.type == "public-key",
+            let clientDataBytes = Base64URL.decodeAnySpelling(response.response.clientDataJSON), let clientData = ClientData.parse(clientDataBytes),
+            let authDataBytes = Base64URL.decodeAnySpelling(response.response.authenticatorData),
+            let signature = Base64URL.decodeAnySpelling(response.response.signature)
         else {
             report.record(
                 .format, false,
@@ -119,7 +119,7 @@ public struct PasskeyVerifier: Sendable {
         }
         report.record(.format, true, "assertion by a credential ID of \(rawID.count) bytes")
 
-        let handle = response.response.userHandle.map { Base64URL.decode($0) }
+        let handle = response.response.userHandle.map { Base64URL.decodeAnySpelling($0) }
         if rawID != credential.id {
             report.record(.credential, false, "the assertion is by another credential than the one checked")
         } else if let handle, let expected = credential.userHandle, handle != expected {
@@ -159,7 +159,7 @@ public struct PasskeyVerifier: Sendable {
 
     func checkClientData<V>(_ report: inout PasskeyReport<V>, _ data: ClientData, type: String, challenge: [UInt8]) {
         report.record(.type, data.type == type, data.type == type ? type : "client data of type \(data.type.debugDescription), expected \(type)")
-        let sent = Base64URL.decode(data.challenge)
+        let sent = Base64URL.decodeAnySpelling(data.challenge)
         let matches = sent.map { constantTimeEqual($0, challenge) } ?? false
         report.record(.challenge, matches, matches ? "the challenge this server issued" : "not the challenge this server issued for the ceremony")
         let allowed = party.origins.contains(data.origin)
@@ -237,7 +237,7 @@ public struct PasskeyVerifier: Sendable {
     /// The credential a registration response carries, read without verifying it: what `check-passkey
     /// authentication --registration` checks an assertion against.
     public static func credential(in registration: RegistrationResponseJSON) throws -> Credential {
-        guard let bytes = Base64URL.decode(registration.response.attestationObject) else {
+        guard let bytes = Base64URL.decodeAnySpelling(registration.response.attestationObject) else {
             throw AttestationStatement.Failure("attestationObject is not base64url")
         }
         let object = try AttestationObject(bytes)

@@ -204,6 +204,20 @@ extension PasskeyRepository {
 /// Authenticator apps, recovery codes and sign-ins waiting for their second step (`SecondFactorService`
 /// owns the rules). Every use of a code is one statement, so a code sent by many requests at once is
 /// accepted once.
+/// Which key sealed what the store holds sealed (authenticator secrets, recovery codes' keyed hashes, Apple's
+/// refresh tokens): its fingerprint, kept beside the data, so a start with the key lost or swapped is refused
+/// rather than lock every authenticator out (`SealingKeyCheck`).
+public protocol SealingKeyRepository: Sendable {
+    /// The fingerprint recorded for the sealing key, or nil before the first start that recorded one.
+    func sealingKeyFingerprint() async throws -> String?
+    /// Records `fingerprint` unless one is recorded already, in one step; answers the recorded one (this, or
+    /// the one another instance recorded first).
+    func recordSealingKey(fingerprint: String, at now: Date) async throws -> String
+    /// Whether anything sealed under the key is stored: an authenticator (confirmed or waiting), a recovery
+    /// code, an Apple token.
+    func holdsSealedData() async throws -> Bool
+}
+
 public protocol SecondFactorRepository: Sendable {
     /// The account's authenticator, confirmed or waiting for its first code, with its recovery codes left.
     func totp(userID: UUID) async throws -> TOTPRecord?
@@ -405,7 +419,8 @@ public struct TimelineStamp: Sendable, Equatable {
 
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
-    DeviceTokenRepository, PasskeyRepository, SecondFactorRepository, AppleTokenRepository, NotificationRepository, RateLimitRepository, WebHandoffRepository,
+    DeviceTokenRepository, PasskeyRepository, SecondFactorRepository, SealingKeyRepository, AppleTokenRepository, NotificationRepository,
+    RateLimitRepository, WebHandoffRepository,
     AuditRepository,
     ChattRepository,
     AdminRepository

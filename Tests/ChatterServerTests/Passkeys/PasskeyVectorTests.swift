@@ -59,6 +59,49 @@ import X509
         #expect(try assertion.get().credentialID == registration.credentialID)
     }
 
+    /// How a native app that builds the JSON itself spells the binary values.
+    enum AppSpelling: String, CaseIterable, Sendable {
+        /// iOS: `Data.base64EncodedString()`, standard base64, padded.
+        case iOS
+        /// Android: `Base64.encodeToString(bytes, Base64.URL_SAFE or Base64.NO_WRAP)`, base64url, padded.
+        case android
+
+        func spell(_ base64url: String) -> String {
+            let bytes = Base64URL.decode(base64url)!
+            let padded = Data(bytes).base64EncodedString()
+            switch self {
+            case .iOS: return padded
+            case .android: return padded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            }
+        }
+    }
+
+    /// Every vector's registration and assertion, with each binary value re-spelled as an iOS or an Android
+    /// app that builds the JSON itself sends it: accepted, as SimpleWebAuthn, py_webauthn, webauthn4j and
+    /// go-webauthn accept them (they were refused as malformed).
+    @Test(arguments: accepted.map(\.id), AppSpelling.allCases)
+    func aResponseSpelledAsANativeAppSpellsItIsAccepted(id: String, spelling: AppSpelling) async throws {
+        let vector = WebAuthnVector.named(id)
+        var registration = vector.registrationResponse
+        registration.id = spelling.spell(registration.id)
+        registration.rawId = spelling.spell(registration.rawId)
+        registration.response.clientDataJSON = spelling.spell(registration.response.clientDataJSON)
+        registration.response.attestationObject = spelling.spell(registration.response.attestationObject)
+        let report = await Self.verifier().inspectRegistration(registration, challenge: vector.registrationChallenge)
+        #expect(report.passed, "\(report.text)")
+        let registered = try report.get()
+
+        var assertion = vector.authenticationResponse
+        assertion.id = spelling.spell(assertion.id)
+        assertion.rawId = spelling.spell(assertion.rawId)
+        assertion.response.clientDataJSON = spelling.spell(assertion.response.clientDataJSON)
+        assertion.response.authenticatorData = spelling.spell(assertion.response.authenticatorData)
+        assertion.response.signature = spelling.spell(assertion.response.signature)
+        let signedIn = Self.verifier().inspectAuthentication(
+            assertion, challenge: vector.authenticationChallenge, credential: Self.credential(registered))
+        #expect(signedIn.passed, "\(signedIn.text)")
+    }
+
     @Test func ed448IsRefusedAsAnAlgorithmChatterdDoesNotAccept() async {
         let report = await Self.register(WebAuthnVector.named("packed-ed448"))
         #expect(report.firstFailure?.check == .algorithm, "\(report.text)")

@@ -258,5 +258,10 @@ enum PostgresMigrations {
         [
             "ALTER TABLE second_steps ADD COLUMN new_password_hash text"
         ],
+        // 9: the fingerprint of the key the sealed secrets are sealed under, so a lost or swapped key file is
+        // refused at start (SealingKeyCheck).
+        [
+            "CREATE TABLE sealing_key (id integer PRIMARY KEY CHECK (id = 1), fingerprint text NOT NULL, recorded_at timestamptz NOT NULL)"
+        ],
     ]
 }

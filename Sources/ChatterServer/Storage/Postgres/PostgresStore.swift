@@ -28,9 +28,28 @@ public final class PostgresStore: ChatterStore {
     public let tokenKey: SessionTokenKey
 
     public var services: [any Service] { [client] }
+    /// For what runs before the pool does (the sealing key's check at start): a connection of its own.
+    let ownConnection: PostgresConnection.Configuration
 
-    private init(client: PostgresClient, location: String, tokenKey: SessionTokenKey, logger: Logger) {
+    /// `body` over a connection of its own, closed after: for the few reads and writes made at start, before
+    /// `services` run the pool.
+    func withOwnConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await PostgresConnection.connect(configuration: ownConnection, id: 2, logger: logger)
+        do {
+            let value = try await body(connection)
+            try await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    private init(
+        client: PostgresClient, location: String, tokenKey: SessionTokenKey, ownConnection: PostgresConnection.Configuration, logger: Logger
+    ) {
         self.client = client
+        self.ownConnection = ownConnection
         self.tokenKey = tokenKey
         self.location = location
         self.logger = logger
@@ -68,7 +87,7 @@ public final class PostgresStore: ChatterStore {
         configuration.options.minimumConnections = 2
         return PostgresStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location.description, tokenKey: tokenKey,
-            logger: logger)
+            ownConnection: try location.connectionConfiguration(), logger: logger)
     }
 
     /// Made by the first instance to start after migration 2 (the others find it): a new key, and for

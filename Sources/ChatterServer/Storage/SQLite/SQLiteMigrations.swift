@@ -378,5 +378,10 @@ enum SQLiteMigrations {
         [
             "ALTER TABLE second_steps ADD COLUMN new_password_hash TEXT"
         ],
+        // 12: the fingerprint of the key the sealed secrets are sealed under, so a lost or swapped key file is
+        // refused at start (SealingKeyCheck).
+        [
+            "CREATE TABLE sealing_key (id INTEGER PRIMARY KEY CHECK (id = 1), fingerprint TEXT NOT NULL, recorded_at REAL NOT NULL)"
+        ],
     ]
 }

@@ -10,7 +10,7 @@ enum TPM {
         typealias S = AttestationStatement
         let statement = object.statement
         guard statement["ver"]?.text == "2.0" else { throw S.Failure("ver is not \"2.0\"") }
-        let algorithm = try S.algorithm(statement)
+        let algorithm = try Signing(statement)
         let signature = try S.signature(statement)
         let chain = try S.certificates(statement)
         guard let pubAreaBytes = statement["pubArea"]?.bytes, let certInfoBytes = statement["certInfo"]?.bytes else {
@@ -20,23 +20,53 @@ enum TPM {
         let pubArea = try PublicArea(pubAreaBytes)
         guard pubArea.matches(credential.publicKey) else { throw S.Failure("pubArea's key is not the credential's key") }
         let info = try CertifyInfo(certInfoBytes)
-        guard info.extraData == digest(signed, for: algorithm) else {
+        guard info.extraData == algorithm.digest(signed) else {
             throw S.Failure("certInfo's extraData is not the hash of authenticator data and client data hash")
         }
         guard let name = PublicArea.name(pubAreaBytes, nameAlg: pubArea.nameAlg), info.attestedName == name else {
             throw S.Failure("certInfo does not certify this pubArea (its name differs)")
         }
         let aik = chain[0]
-        try S.verify(signature, over: certInfoBytes, by: aik, algorithm: algorithm)
+        try algorithm.verify(signature, over: certInfoBytes, by: aik)
         try requirements(aik, aaguid: credential.aaguid)
         return S.Verified(format: .tpm, kind: .attCA, chain: chain)
     }
 
-    static func digest(_ data: [UInt8], for algorithm: COSEAlgorithm) -> [UInt8] {
-        switch algorithm {
-        case .es384: Array(SHA384.hash(data: data))
-        case .es512: Array(SHA512.hash(data: data))
-        default: Array(SHA256.hash(data: data))
+    /// How the AIK signed `certInfo`: a COSE algorithm chatterd accepts for credentials, or RS1
+    /// (RSASSA-PKCS1-v1_5 with SHA-1, COSE −65535), which WebAuthn's TPM format allows and which Windows Hello
+    /// produces on many TPMs. RS1 is accepted here alone: it vouches for a TPM's statement about a key, and no
+    /// credential is ever registered with it (`COSEAlgorithm` has no such case).
+    enum Signing {
+        case cose(COSEAlgorithm)
+        case rs1
+
+        static let rs1Identifier = -65535
+
+        init(_ statement: CBOR) throws {
+            self = statement["alg"]?.int == Self.rs1Identifier ? .rs1 : .cose(try AttestationStatement.algorithm(statement))
+        }
+
+        /// `extraData` is the hash of what WebAuthn signs under the algorithm's own hash (§8.3.2).
+        func digest(_ data: [UInt8]) -> [UInt8] {
+            switch self {
+            case .rs1: Array(Insecure.SHA1.hash(data: data))
+            case .cose(.es384): Array(SHA384.hash(data: data))
+            case .cose(.es512): Array(SHA512.hash(data: data))
+            case .cose: Array(SHA256.hash(data: data))
+            }
+        }
+
+        func verify(_ signature: [UInt8], over data: [UInt8], by certificate: Certificate) throws {
+            switch self {
+            case .cose(let algorithm): try AttestationStatement.verify(signature, over: data, by: certificate, algorithm: algorithm)
+            case .rs1:
+                guard let key = _RSA.Signing.PublicKey(certificate.publicKey) else {
+                    throw AttestationStatement.Failure("the attestation certificate's key is not an RSA key (alg RS1)")
+                }
+                let valid = key.isValidSignature(
+                    _RSA.Signing.RSASignature(rawRepresentation: signature), for: Insecure.SHA1.hash(data: data), padding: .insecurePKCS1v1_5)
+                guard valid else { throw AttestationStatement.Failure("the signature does not verify with the attestation certificate's key") }
+            }
         }
     }
 

@@ -55,7 +55,6 @@ public struct ServerAssembly: Sendable {
         sessions = SessionService(
             store: store, tokenKey: store.tokenKey, lifetimes: configuration.lifetimes, profiles: profiles, audit: audit, now: now)
         devices = DeviceTokens(store: store, now: now)
-        codes = EmailCodeService(store: store, mail: mail, sender: configuration.mailFrom, now: now, logger: logger)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
         // Provider sign-in needs Apple's token service, built below with the sealing key.
         // Tests and embedders that keep nothing across restarts may go without a key file: secrets sealed under a
@@ -68,6 +67,7 @@ public struct ServerAssembly: Sendable {
         } else {
             box = .ephemeral()
         }
+        codes = EmailCodeService(store: store, mail: mail, hasher: box.emailCodes, sender: configuration.mailFrom, now: now, logger: logger)
         appleTokens = AppleTokens(
             store: store, server: appleAuth ?? HTTPAppleAuthServer(baseURL: configuration.appleAuthURL), key: appleSigningKey, apple: apple,
             box: box, now: now, logger: logger)

@@ -10,6 +10,8 @@ struct SecretBox: Sendable {
     private let sealing: SymmetricKey
     private let recoveryKey: SymmetricKey
     private let appleKey: SymmetricKey
+    /// Keys the emailed codes' hashes (`EmailCodeHasher`).
+    let emailCodes: EmailCodeHasher
 
     static let keyBytes = 32
 
@@ -19,6 +21,7 @@ struct SecretBox: Sendable {
         sealing = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd totp secret".utf8), outputByteCount: 32)
         recoveryKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd recovery code".utf8), outputByteCount: 32)
         appleKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd apple refresh token".utf8), outputByteCount: 32)
+        emailCodes = EmailCodeHasher(key: HKDF<SHA256>.deriveKey(inputKeyMaterial: root, info: Array("chatterd email code".utf8), outputByteCount: 32))
     }
 
     /// A key of the wrong size.

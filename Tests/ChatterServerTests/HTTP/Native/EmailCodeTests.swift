@@ -105,11 +105,11 @@ import Testing
         }
     }
 
-    /// Threat model, Email codes: a code is kept only as SHA-256 of its address and itself, so it is never
-    /// in the database as it was sent, and redeemed for another address it matches nothing. (Someone who
-    /// can read the database can still find a live code by trying all 10^6: the hash keeps codes out of
-    /// the file and its backups as text, nothing more.)
-    @Test func aCodeIsStoredOnlyAsAHashBoundToItsAddress() async throws {
+    /// Threat model, Email codes: a code is kept only as an HMAC of its address and itself, under a key derived
+    /// from the sealing key outside the database, so it is never in the database as it was sent, redeemed for
+    /// another address it matches nothing, and someone who reads the database cannot find a live code by
+    /// trying all 10^6 (the unkeyed hash they would try, SHA-256 of the address and the code, was stored before).
+    @Test func aCodeIsStoredOnlyAsAKeyedHashBoundToItsAddress() async throws {
         try await Harness.run { h async throws in
             let code = try await h.requestCode("ada@example.com")
             let db = try await SQLiteConnection.open(storage: .file(path: h.databasePath))
@@ -117,7 +117,12 @@ import Testing
             try await db.close()
             try #require(rows.count == 1)
             let stored = Array(rows[0].column("code_hash")?.blob?.readableBytesView ?? [])
-            #expect(stored == Array(SHA256.hash(data: Array("ada@example.com\n\(code)".utf8))))
+            #expect(stored.count == 32)
+            #expect(stored != Array(SHA256.hash(data: Array("ada@example.com\n\(code)".utf8))), "trying all 10^6 unkeyed finds nothing")
+            let one = try SecretBox(key: [UInt8](repeating: 1, count: 32)).emailCodes
+            let two = try SecretBox(key: [UInt8](repeating: 2, count: 32)).emailCodes
+            #expect(one.hash(code, email: "ada@example.com") != two.hash(code, email: "ada@example.com"), "the key decides the hash")
+            #expect(one.hash(code, email: "ada@example.com") == one.hash(code, email: "ada@example.com"))
             for column in rows[0].columns {
                 let text = column.data.string ?? column.data.blob.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? ""
                 #expect(!text.contains(code), "\(column.name) holds the code as sent")

@@ -61,6 +61,7 @@ public struct HTTPAppleAuthServer: AppleAuthServer {
     public func exchange(code: String, clientID: String, clientSecret: String) async throws(AppleAuthError) -> AppleTokenGrant {
         let body = try await post(
             "/auth/token", ["client_id": clientID, "client_secret": clientSecret, "code": code, "grant_type": "authorization_code"])
+        // fail-closed: an answer that is not a token response throws unavailable: no grant is kept
         guard let grant = try? JSONDecoder().decode(AppleTokenGrant.self, from: Data(body)) else {
             throw .unavailable("the token endpoint's answer is not a token response")
         }
@@ -92,6 +93,7 @@ public struct HTTPAppleAuthServer: AppleAuthServer {
             throw .unavailable("\(path): \(error)")
         }
         guard status == .ok else {
+            // fail-closed: an unreadable refusal throws unavailable instead of refused; an error is thrown either way
             if status.code < 500, let refusal = try? JSONDecoder().decode(ErrorResponse.self, from: Data(body)) {
                 // Only OAuth's short codes reach the log; anything else Apple might echo stays out.
                 throw .refused(String(refusal.error.prefix(40).filter { $0.isLetter || $0 == "_" }))

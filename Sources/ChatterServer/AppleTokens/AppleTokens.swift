@@ -105,6 +105,7 @@ struct AppleTokens: Sendable {
                 try await store.forgetAppleToken(record)
             } catch {
                 logger.warning("an Apple token was not revoked; it is tried again later", metadata: ["error": "\(Self.describe(error))"])
+                // fail-closed: if postponing fails the token stays pending and is tried again; none is forgotten unrevoked
                 try? await store.postponeAppleToken(record, to: now())
                 if case .unavailable = error as? AppleAuthError { break }
             }

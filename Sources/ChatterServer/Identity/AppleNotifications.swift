@@ -33,6 +33,7 @@ struct AppleNotifications: Sendable {
         } catch {
             throw SignInError.tokenRejected(error, provider: "Apple")
         }
+        // fail-closed: events that do not decode throw unreadableNotification: nothing is acted on
         guard let json = verified.events, let event = try? JSONDecoder().decode(Event.self, from: Data(json.utf8)) else {
             throw SignInError.unreadableNotification
         }

@@ -63,6 +63,7 @@ public struct IDTokenVerifier: Sendable {
             skip(Array(TokenCheck.allCases.dropFirst()), "token is malformed")
             return report
         }
+        // fail-closed: a payload that is no JSON object or does not decode fails the format check: the token is refused
         guard segments.count == 3,
             let header = Self.jsonObject(segments[0]),
             let claimsData = Self.decodeSegment(segments[1]),
@@ -171,7 +172,10 @@ public struct IDTokenVerifier: Sendable {
         }
         let subjectOK = !requireSubject || !(claims.sub ?? "").isEmpty
         record(.subject, subjectOK, subjectOK ? (claims.sub.map { "sub \($0)" } ?? "no sub (not required)") : "sub is missing")
-        let nonceCheck = nonceCheck(claims.nonce, nonce)
+        // A nonce claim that is there but no string is not "no nonce": it is refused wherever nonces are checked.
+        let nonceCheck =
+            claims.malformed.contains("nonce") && nonce != .notChecked
+            ? (passed: false, detail: "the token's nonce is not a string") : nonceCheck(claims.nonce, nonce)
         record(.nonce, nonceCheck.passed, nonceCheck.detail)
 
         if report.results.allSatisfy({ $0.outcome == .pass }), claims.iss != nil {
@@ -232,6 +236,7 @@ public struct IDTokenVerifier: Sendable {
     }
 
     static func decodeSegment(_ segment: Substring) -> Data? {
+        // fail-closed: a segment that is not base64url is nil: the format check refuses the token
         guard let bytes = try? Base64.decode(string: String(segment), options: [.base64UrlAlphabet, .omitPaddingCharacter]) else {
             return nil
         }
@@ -239,10 +244,12 @@ public struct IDTokenVerifier: Sendable {
     }
 
     static func jsonObject(_ segment: Substring) -> [String: Any]? {
+        // fail-closed: a header that is no JSON object is nil: the format check refuses the token
         decodeSegment(segment).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
     }
 
     static func prettyJSON(_ data: Data?) -> String? {
+        // fail-closed: only check-token's printout is lost when JSON does not pretty-print; nothing is decided by it
         guard let data, let object = try? JSONSerialization.jsonObject(with: data),
             let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         else { return nil }

@@ -67,6 +67,7 @@ public struct AppAssociation: Sendable, Equatable {
     }
 
     private static func json(_ value: Any) -> Data? {
+        // fail-closed: a document that does not serialize is nil: its well-known route answers 404, no app is vouched for
         try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 

@@ -35,6 +35,7 @@ public struct PasswordRules: Sendable {
     /// The list shipped in Resources/common-passwords.txt, as `PasswordRules()` uses it: empty only when the
     /// list is missing, which chatterd refuses at start (`ServerConfiguration.validate`, through
     /// `bundledBlocklist`) rather than accept every common password without a word.
+    // fail-closed: empty only when the list is missing, and then ServerConfiguration.validate refuses to start
     public static let commonPasswords: Set<String> = (try? bundledBlocklist.get()) ?? []
 
     /// The bundled list, or why it cannot be used.

@@ -38,6 +38,7 @@ struct SecretBox: Sendable {
 
     /// nil when the bytes were not sealed under this key for this account (another key, another row, damage).
     func open(_ sealed: [UInt8], for userID: UUID) -> [UInt8]? {
+        // fail-closed: a box that does not open (another key or row, damage) is nil: no secret, so no code is accepted
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
             let secret = try? AES.GCM.open(box, using: sealing, authenticating: Array(userID.text.utf8))
         else { return nil }
@@ -52,6 +53,7 @@ struct SecretBox: Sendable {
     }
 
     func open(_ sealed: [UInt8], for userID: UUID, session: UUID) -> [UInt8]? {
+        // fail-closed: a box that does not open for this session is nil: no enrolment to show or confirm
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
             let secret = try? AES.GCM.open(box, using: sealing, authenticating: Self.enrolment(userID, session))
         else { return nil }
@@ -70,6 +72,7 @@ struct SecretBox: Sendable {
     }
 
     func openAppleToken(_ sealed: [UInt8], subject: String, clientID: String) -> String? {
+        // fail-closed: a token that does not open is nil: it is logged and forgotten; nothing is granted by it
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
             let token = try? AES.GCM.open(box, using: appleKey, authenticating: Self.appleRow(subject, clientID))
         else { return nil }

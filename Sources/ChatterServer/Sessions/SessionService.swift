@@ -199,6 +199,7 @@ struct RetryPair: Equatable {
     }
 
     static func open(_ box: [UInt8], with token: String) -> RetryPair? {
+        // fail-closed: a retry box that does not open under this token is nil: the refresh answers invalid
         guard let sealed = try? AES.GCM.SealedBox(combined: box),
             let plain = try? AES.GCM.open(sealed, using: key(for: token))
         else { return nil }

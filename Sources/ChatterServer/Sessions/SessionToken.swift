@@ -117,6 +117,7 @@ public struct SessionTokenKey: Sendable {
 
     /// The decoded token when it is `count` bytes whose last `tagBytes` tag the rest (and `kind`) under this key.
     private func taggedBytes(_ presented: String, count: Int, kind: SessionTokenKind? = nil) -> [UInt8]? {
+        // fail-closed: a token that is not base64url is nil: it names no session and is refused
         guard let bytes = try? Base64.decode(string: presented, options: [.base64UrlAlphabet, .omitPaddingCharacter]), bytes.count == count
         else { return nil }
         // Compared in constant time, so response timing says nothing about how much of a tag was right.

@@ -181,6 +181,7 @@ struct PasswordFlow: Sendable {
         do {
             return try await hasher.verify(password, against: hash, lane: lane, owner: owner)
         } catch {
+            // fail-closed: if the ticket is not handed back the attempt stays counted; the error is still thrown
             try? await throttle.release(ticket)
             throw error is PasswordHasher.Busy ? SignInError.busy : error
         }

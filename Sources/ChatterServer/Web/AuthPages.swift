@@ -61,6 +61,7 @@ struct AuthPages {
         var next: String?
 
         var cookie: String {
+            // fail-closed: a cookie that does not encode is empty and reads back as no pending address: the user starts again
             let json = (try? JSONEncoder().encode(self)) ?? Data()
             return WebCookie.make(
                 WebVisitor.pendingCookieName, Base64.encodeToString(bytes: json, options: [.base64UrlAlphabet, .omitPaddingCharacter]), maxAge: 600)
@@ -80,6 +81,7 @@ struct AuthPages {
 
         /// Whatever the browser sends back: an address that normalizes and a same-site `next`, or nothing.
         init?(cookie value: String) {
+            // fail-closed: a cookie that does not decode is nil: no pending address, the user starts again
             guard value.utf8.count <= 1024,
                 let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
                 let pending = try? JSONDecoder().decode(Pending.self, from: Data(bytes)),
@@ -274,6 +276,7 @@ struct AuthPages {
             throw APIError(.notFound, .notFound, "Google sign-in is not configured on this server.")
         }
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        // fail-closed: a form that does not decode is refused with 400 before any token is read
         guard let form = try? URLEncodedFormDecoder().decode(GoogleForm.self, from: String(buffer: buffer)) else {
             throw APIError(.badRequest, .invalidForm, "Google's answer was incomplete; try again.")
         }

@@ -39,6 +39,7 @@ struct PasskeyPages {
 
     /// A credential as `PublicKeyCredential.toJSON()` writes it, from a form's field; a 400 for anything else.
     static func decodeCredential<Credential: Decodable>(_ type: Credential.Type, from field: String) throws -> Credential {
+        // fail-closed: a credential that does not decode is refused with 400
         guard let credential = try? JSONDecoder().decode(Credential.self, from: Data(field.utf8)) else {
             throw APIError(.badRequest, .invalidForm, "The browser's passkey answer was incomplete; try again.")
         }

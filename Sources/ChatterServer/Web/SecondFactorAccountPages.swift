@@ -56,6 +56,7 @@ struct SecondFactorAccountPages {
         guard let enrolment = try await secondFactors.pendingEnrolment(session, account: try await secondFactors.accountName(session.user)) else {
             return WebSessions.redirect(to: "/account")
         }
+        // fail-closed: a QR code that cannot be drawn is left out; the secret is shown as text and nothing is granted
         let qr = (try? QRCode(bytes: Array(enrolment.uri.utf8)).svg()).map { "data:image/svg+xml;base64," + Data($0.utf8).base64EncodedString() } ?? ""
         let page = SetupPage(
             frame: pages.frame("Add an authenticator app", visitor, error: error?.body.message), qr: qr,

@@ -44,17 +44,22 @@ struct WebPages: Sendable {
         var fragments: Set<String> = []
         guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return (library, assets, names, fragments) }
         let templates = root.appendingPathComponent("templates")
+        // fail-closed: templates that cannot be listed are none: every page answers 500
         for name in (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? [] where name.hasSuffix(".mustache") {
+            // fail-closed: a template that cannot be read is skipped: its page answers 500
             guard let text = try? String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8) else { continue }
             // Every template escapes through `HTMLText`: the pragma goes first, so none can forget it.
             let template = String(name.dropLast(".mustache".count))
+            // fail-closed: a template that does not register is skipped, never served without the escaping pragma: it answers 500
             guard (try? library.register(HTMLText.pragma + text, named: template)) != nil else { continue }
             names.append(template)
             if template != "layout", !text.hasPrefix("{{<layout}}") { fragments.insert(template) }
         }
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
         let statics = root.appendingPathComponent("static")
+        // fail-closed: static files that cannot be listed are none: each answers 404
         for name in (try? FileManager.default.contentsOfDirectory(atPath: statics.path)) ?? [] {
+            // fail-closed: a static file that cannot be read is skipped: it answers 404
             guard let type = types[(name as NSString).pathExtension], let data = try? Data(contentsOf: statics.appendingPathComponent(name)) else { continue }
             let digest = Hex.encode(SHA256.hash(data: data).prefix(6))
             assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)

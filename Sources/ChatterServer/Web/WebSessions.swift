@@ -18,6 +18,7 @@ struct WebSessions: Sendable {
     /// Whatever `text` holds, the answer is a form or an `APIError`: 403 without this browser's token for
     /// `action`, else 400.
     static func decode<Form: WebForm>(_ type: Form.Type, for action: FormAction, _ text: String, visitor: WebVisitor) throws -> Form {
+        // fail-closed: a CSRF field that does not decode is nil, which accepts never takes: the form is refused with 403
         guard visitor.accepts(csrf: (try? URLEncodedFormDecoder().decode(CSRFField.self, from: text))?.csrf, for: action) else {
             throw APIError(.forbidden, .csrfFailed, "This form has expired or came from another site. Reload the page and try again.")
         }

@@ -45,6 +45,23 @@ import Testing
         #expect(identity.issuer == "https://accounts.google.com", "one spelling per issuer, so one person stays one user")
     }
 
+    /// A nonce claim that is there but no string is refused where nonces are checked, even when the app sent
+    /// none (it once read as "no nonce on either side" and passed); where nonces are not checked it changes nothing.
+    @Test(arguments: [42, ["n"], ["n": "n"], true] as [any Sendable])
+    func aNonceThatIsNoStringIsRefused(value: any Sendable) async throws {
+        var claims = TestIssuer.claims(now: clock.now)
+        claims["nonce"] = value
+        let token = try issuer.sign(claims)
+        try await withVerifier { verifier, _ in
+            let checked = await verifier.inspect(token, clientID: TestIssuer.clientID, nonce: .raw(nil))
+            #expect(checked.firstFailure?.check == .nonce)
+            #expect(checked.firstFailure?.detail == "the token's nonce is not a string")
+            let withNonce = await verifier.inspect(token, clientID: TestIssuer.clientID, nonce: .raw("abc"))
+            #expect(withNonce.firstFailure?.check == .nonce)
+            #expect(await verifier.inspect(token, clientID: TestIssuer.clientID, nonce: .notChecked).firstFailure == nil, "the course route checks none")
+        }
+    }
+
     @Test func tamperedPayloadFailsTheSignature() async throws {
         let token = try issuer.sign(TestIssuer.claims(subject: "42", now: clock.now))
         let parts = token.split(separator: ".").map(String.init)

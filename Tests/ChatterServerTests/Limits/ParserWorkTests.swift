@@ -155,7 +155,8 @@ import Testing
 
     /// Addresses as a body carries them, before any limit on their length is known to hold.
     @Test func emailAddressesCostWhatTheirBytesDo() {
-        let make: (Int) -> [UInt8] = { size in Array((String(repeating: "a.", count: size / 4) + "@" + String(repeating: "b.", count: size / 4 - 2) + "c").utf8) }
+        let make: (Int) -> [UInt8] = { size in Array((String(repeating: "a.", count: size / 4) + "@" + String(repeating: "b.", count: size / 4 - 2) + "c").utf8)
+        }
         Self.expectLinear(make) { bytes in _ = EmailAddress.normalize(String(decoding: bytes, as: UTF8.self)) }
     }
 

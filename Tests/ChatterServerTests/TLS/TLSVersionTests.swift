@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChatterTestSupport
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -9,6 +10,7 @@ import NIOPosix
 import NIOSSL
 import Testing
 
+@testable import ChatterKit
 @testable import ChatterServer
 
 /// The TLS listener chatterd serves (`PreparedTransport`) negotiates TLS 1.2 and 1.3 only: RFC 8996
@@ -66,6 +68,40 @@ import Testing
                 #expect(fetched, "OutboundHTTP's client, on a current server")
             }
         }
+    }
+
+    /// `chatter` offers TLS 1.2 at least too: against a server that speaks only 1.0 and 1.1 it fails the
+    /// handshake, where against a current one (trusting the same certificate) it gets an HTTP answer.
+    @Test func theChatterClientRefusesAServerThatSpeaksOnlyTLS1_1() async throws {
+        #if os(Linux)
+            let chatter = builtProduct("chatter")
+            guard FileManager.default.isExecutableFile(atPath: chatter) else {
+                Issue.record("no chatter beside the test runner at \(chatter)")
+                return
+            }
+            try await withTemporaryDirectory { dir in
+                let files = try DevelopmentCertificate.ensure(in: dir, names: [])
+                func run(_ port: Int) async throws -> String {
+                    let outcome = try await ChildProcess.run(
+                        "/usr/bin/env", ["HOME=\(dir)", chatter, "chatts", "--server", "https://127.0.0.1:\(port)", "--cert", files.certificatePath],
+                        timeout: .seconds(60))
+                    return String(decoding: outcome.output + outcome.error, as: UTF8.self)
+                }
+                var old = try PreparedTransport.tlsConfiguration(certificatePath: files.certificatePath, keyPath: files.keyPath)
+                old.minimumTLSVersion = .tlsv1
+                old.maximumTLSVersion = .tlsv11
+                try await Self.serve(try .tls(.http1(), tlsConfiguration: old)) { port in
+                    let refused = try await run(port)
+                    #expect(refused.contains("SSL") || refused.contains("TLS") || refused.contains("handshake"), "\(refused)")
+                    #expect(!refused.contains("404"), "\(refused)")
+                }
+                let current = try PreparedTransport.tlsConfiguration(certificatePath: files.certificatePath, keyPath: files.keyPath)
+                try await Self.serve(try .tls(.http1(), tlsConfiguration: current)) { port in
+                    let answered = try await run(port)
+                    #expect(answered.contains("404") || answered.lowercased().contains("not found"), "past TLS, an HTTP answer: \(answered)")
+                }
+            }
+        #endif
     }
 
     /// Whether `OutboundHTTP`'s client configuration (its certificate check aside) gets `/health` from `port`.

@@ -39,6 +39,7 @@ public struct APIError: Error, HTTPResponseError {
 
     func preEncoded() -> APIError {
         var copy = self
+        // fail-closed: a body that does not pre-encode is encoded again when answered, with the same status
         copy.encoded = (try? JSONResponse.encoder.encode(body)).map { ByteBuffer(bytes: $0) }
         return copy
     }

@@ -16,6 +16,7 @@ enum AppleAnonymous {
             throw S.Failure("the credential certificate has no nonce extension (1.2.840.113635.100.8.2)")
         }
         let expected = Array(SHA256.hash(data: signed))
+        // fail-closed: a nonce extension that does not parse is nil, never the expected hash: the statement is refused
         guard (try? nonce(in: ext.value)) == expected else {
             throw S.Failure("the certificate's nonce is not SHA-256 of authenticator data and client data hash")
         }

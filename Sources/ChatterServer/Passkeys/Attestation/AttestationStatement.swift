@@ -91,6 +91,7 @@ public enum AttestationStatement {
     static func checkAAGUIDExtension(_ certificate: Certificate, aaguid: [UInt8]) throws {
         guard let ext = certificate.extensions[oid: aaguidExtension] else { return }
         guard !ext.critical else { throw Failure("the AAGUID extension is marked critical") }
+        // fail-closed: an AAGUID extension that does not parse throws: the statement is refused
         guard let value = try? ASN1OctetString(derEncoded: ext.value), Array(value.bytes) == aaguid else {
             throw Failure("the certificate's AAGUID extension is not the authenticator data's AAGUID")
         }
@@ -110,6 +111,7 @@ public enum AttestationStatement {
     /// subject alternative name.
     public static func name(of certificate: Certificate) -> String {
         if !certificate.subject.isEmpty { return "\(certificate.subject)" }
+        // fail-closed: a SAN that does not parse only shortens the name reports show; nothing is granted by it
         let names = ((try? certificate.extensions.subjectAlternativeNames) ?? nil).map { Array($0) } ?? []
         let described = names.map { name -> String in
             if case .directoryName(let directory) = name { return "\(directory)" }

@@ -16,6 +16,7 @@ enum SafetyNet {
             throw S.Failure("no response byte string holding a JWS")
         }
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        // fail-closed: a JWS header or payload that does not decode throws: the attestation statement is refused
         guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])), let payloadBytes = Base64URL.decode(String(parts[1])),
             let signature = Base64URL.decode(String(parts[2])),
             let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
@@ -32,6 +33,7 @@ enum SafetyNet {
         guard hostnames(chain[0]).contains("attest.android.com") else { throw S.Failure("the JWS is not signed by attest.android.com") }
         var jwsSignature = signature
         if algorithm == .es256 {
+            // fail-closed: an ES256 signature that is not 64 raw bytes throws: the attestation statement is refused
             guard let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { throw S.Failure("an ES256 JWS signature is 64 bytes") }
             jwsSignature = Array(raw.derRepresentation)
         }
@@ -59,6 +61,7 @@ enum SafetyNet {
     }
 
     static func hostnames(_ certificate: Certificate) -> [String] {
+        // fail-closed: a SAN that does not parse gives no DNS names; fewer names can only fail the attest.android.com check
         let names = ((try? certificate.extensions.subjectAlternativeNames) ?? nil).map { Array($0) } ?? []
         let dns = names.compactMap { name -> String? in
             if case .dnsName(let host) = name { return host }

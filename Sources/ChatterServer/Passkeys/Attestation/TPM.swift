@@ -81,6 +81,7 @@ enum TPM {
         typealias S = AttestationStatement
         guard certificate.version == .v3 else { throw S.Failure("the AIK certificate is not version 3") }
         guard certificate.subject.isEmpty else { throw S.Failure("the AIK certificate's subject is not empty") }
+        // fail-closed: a SAN that does not parse gives no names: the missing TPM manufacturer refuses the statement
         let names: [GeneralName] = ((try? certificate.extensions.subjectAlternativeNames) ?? nil).map { Array($0) } ?? []
         let attributes = names.flatMap { name -> [RelativeDistinguishedName.Attribute] in
             if case .directoryName(let directory) = name { return directory.flatMap { Array($0) } }
@@ -89,6 +90,7 @@ enum TPM {
         for (oid, what) in [(manufacturer, "manufacturer"), (model, "model"), (version, "version")] where !attributes.contains(where: { $0.type == oid }) {
             throw S.Failure("the AIK certificate's subject alternative name has no TPM \(what)")
         }
+        // fail-closed: an extended key usage that does not parse gives none: the missing AIK purpose refuses the statement
         let usages = ((try? certificate.extensions.extendedKeyUsage) ?? nil).map { Array($0) } ?? []
         guard usages.contains(where: { $0 == ExtendedKeyUsage.Usage(oid: tcgKpAIKCertificate) }) else {
             throw S.Failure("the AIK certificate's extended key usage lacks tcg-kp-AIKCertificate (2.23.133.8.3)")
@@ -156,6 +158,7 @@ enum TPM {
                     }
                 return point == [0x04] + x + y
             case (.rsa(let modulus, let exponent), .rsa(let k)):
+                // fail-closed: an RSA key whose primitives cannot be read does not match pubArea: the statement is refused
                 guard let primitives = try? k.getKeyPrimitives() else { return false }
                 let e = primitives.publicExponent.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 return Array(primitives.modulus.drop { $0 == 0 }) == Array(modulus.drop { $0 == 0 }) && e == UInt64(exponent)

@@ -6,6 +6,7 @@ public enum Base64URL {
         // The JSON forms never pad. (Bytes, not `text.contains("=")`: with Foundation imported that is
         // Foundation's substring search, a hundred times the cost, and every sign-in decodes several.)
         guard !text.utf8.contains(UInt8(ascii: "=")) else { return nil }
+        // fail-closed: text that does not decode is nil, and every caller refuses a value it cannot decode
         return try? Base64.decode(string: text, options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 

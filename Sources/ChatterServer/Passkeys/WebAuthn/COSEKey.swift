@@ -75,6 +75,7 @@ public struct COSEKey: Sendable {
         case .es512: key = .p521(try Self.ec(map, curve: 3, size: 66, P521.Signing.PublicKey.init(x963Representation:)))
         case .edDSA, .ed25519:
             try Self.expect(map, keyType: 1, curve: 6)
+            // fail-closed: an Ed25519 key that does not parse throws badParameter: the credential is refused
             guard let x = map[label: Label.x]?.bytes, x.count == 32, let ed = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else {
                 throw .badParameter("an Ed25519 key needs a 32-byte x")
             }
@@ -86,6 +87,7 @@ public struct COSEKey: Sendable {
                 throw .badParameter("an RSA key needs a modulus and an exponent without leading zero bytes")
             }
             // Below 2048 bits swift-crypto refuses the key, and so does chatterd (NIST SP 800-131A).
+            // fail-closed: an RSA key swift-crypto refuses (short, malformed) throws badParameter: the credential is refused
             guard let rsa = try? _RSA.Signing.PublicKey(n: n, e: e) else {
                 throw .badParameter("an RSA modulus of \(n.count * 8) bits (at least 2048 are needed)")
             }
@@ -152,8 +154,11 @@ struct SigningKey: Sendable {
     /// DER (X9.62) for ECDSA, as WebAuthn sends it; raw for EdDSA; PKCS #1 v1.5 for RS256.
     func isValidSignature(_ signature: [UInt8], for data: [UInt8]) -> Bool {
         switch key {
+        // fail-closed: a signature that is not DER is no signature: isValidSignature answers false
         case .p256(let key): (try? P256.Signing.ECDSASignature(derRepresentation: signature)).map { key.isValidSignature($0, for: data) } ?? false
+        // fail-closed: a signature that is not DER is no signature: isValidSignature answers false
         case .p384(let key): (try? P384.Signing.ECDSASignature(derRepresentation: signature)).map { key.isValidSignature($0, for: data) } ?? false
+        // fail-closed: a signature that is not DER is no signature: isValidSignature answers false
         case .p521(let key): (try? P521.Signing.ECDSASignature(derRepresentation: signature)).map { key.isValidSignature($0, for: data) } ?? false
         case .ed25519(let key): key.isValidSignature(signature, for: data)
         case .rsa(let key): key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: .insecurePKCS1v1_5)

@@ -14,6 +14,7 @@ public struct ClientData: Sendable, Decodable {
 
     public static func parse(_ bytes: [UInt8]) -> ClientData? {
         guard bytes.count <= maximumBytes else { return nil }
+        // fail-closed: client data that is not JSON of the expected shape is nil, and every caller refuses the ceremony
         return try? JSONDecoder().decode(ClientData.self, from: Data(bytes))
     }
 }

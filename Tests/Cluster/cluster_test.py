@@ -64,7 +64,13 @@ class Cluster:
         self.workdir = workdir
         self.issuer = b.Issuer()
         jwks = self.issuer.serve()
-        extra = ["--database", self.database.url, "--trusted-proxy", "127.0.0.1", "--bcrypt-cost", "4"]
+        # Instances sharing a database share the key its secrets are sealed under: chatterd refuses to start with
+        # another key than the one the database recorded.
+        workdir.mkdir(parents=True, exist_ok=True)
+        key = workdir / "second-factor.key"
+        key.write_text(secrets.token_hex(32) + "\n")
+        key.chmod(0o600)
+        extra = ["--database", self.database.url, "--trusted-proxy", "127.0.0.1", "--bcrypt-cost", "4", "--second-factor-key", str(key)]
         self.servers = [b.Chatterd(binary, workdir / f"instance{k}", jwks_url=jwks, extra=extra) for k in range(count)]
         self.lb_port = b.free_port()
         self.haproxy = None

@@ -1,8 +1,11 @@
+import ChatterTestSupport
 import ChatterWire
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Testing
+import X509
 
 @testable import ChatterServer
 
@@ -105,6 +108,42 @@ import Testing
             bytes in
             _ = try AuthenticatorData(bytes)
         }
+    }
+
+    /// A credential's COSE key with every label it needs last, after thousands it does not: each needed label
+    /// is looked up once through the map.
+    @Test func coseKeysCostWhatTheirBytesDo() {
+        let key = P256.Signing.PrivateKey().publicKey.x963Representation
+        let make: (Int) -> [UInt8] = { size in
+            let x: [UInt8] = Array(key[1...32])
+            let y: [UInt8] = Array(key[33...64])
+            var needed: [(CBOREncoder.Item, CBOREncoder.Item)] = [(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1))]
+            needed.append((.int(-2), .bytes(x)))
+            needed.append((.int(-3), .bytes(y)))
+            let extra = (0..<((size - 90) / 4)).map { index -> (CBOREncoder.Item, CBOREncoder.Item) in (.int(1000 + index), .raw([0xF6])) }
+            return CBOREncoder.map(extra + needed)
+        }
+        Self.expectLinear(make, size: Self.limit * 3 / 4) { bytes in _ = try? COSEKey(encoded: bytes) }
+    }
+
+    /// An attestation statement's `x5c` at its limit: eight certificates, each as large as the size allows
+    /// (thousands of names in its subject alternative name), parsed as a registration parses them.
+    @Test func attestationCertificatesCostWhatTheirBytesDo() throws {
+        let signer = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("attestation") }
+        func certificate(names: Int) throws -> [UInt8] {
+            let alternatives = SubjectAlternativeNames((0..<names).map { GeneralName.dnsName("n\($0).example") })
+            let certificate = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(signer.publicKey), notValidBefore: Date(timeIntervalSince1970: 0),
+                notValidAfter: Date(timeIntervalSince1970: 4_000_000_000), issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions { alternatives }, issuerPrivateKey: .init(signer))
+            return try certificate.serializeAsPEM().derBytes
+        }
+        let make: (Int) -> [UInt8] = { size in
+            let der = try! certificate(names: max(1, (size / 8 - 360) / 17))
+            return CBOREncoder.map([(.text("x5c"), .raw([0x88] + Array(repeating: CBOREncoder.encode(.bytes(der)), count: 8).flatMap { $0 }))])
+        }
+        try Self.expectLinear(make, size: Self.limit * 3 / 4) { bytes in _ = try AttestationStatement.certificates(try CBORDecoder.decodeWhole(bytes)) }
     }
 
     // MARK: Text the clients send

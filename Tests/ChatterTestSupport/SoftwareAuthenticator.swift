@@ -140,7 +140,8 @@ public enum CBOREncoder {
         }
     }
 
-    static func head(_ major: UInt8, _ value: UInt64) -> [UInt8] {
+    /// A head (RFC 8949 §3.1): the major type and its argument, in the shortest form.
+    public static func head(_ major: UInt8, _ value: UInt64) -> [UInt8] {
         let type = major << 5
         switch value {
         case 0..<24: return [type | UInt8(value)]

@@ -29,11 +29,7 @@ extension JourneyKitTests {
     @MainActor static func signedInWithTheAppsCode(_ server: LiveServer) async throws -> ChatterClient {
         let (enrolment, _) = try await SecondFactorFlowTests.enrolled(server, server.client())
         let app = server.client()
-        let form = PasswordForm(client: app)
-        form.email = Self.email
-        form.password = Self.password
-        #expect(await form.submit() == false)
-        let step = try #require(form.secondStep, "asked for the app's code")
+        let (_, step) = try await askedForTheCode(app)
         step.code = try SecondFactorFlowTests.code(enrolment, server)
         #expect(await step.submit(), "\(step.errorBanner ?? "")")
         return app

@@ -286,15 +286,20 @@ import Testing
         }
     }
 
+    /// A password sign-in on `client` that stops at the second step: the form, and the step it offers.
+    @MainActor static func askedForTheCode(_ client: ChatterClient) async throws -> (PasswordForm, SecondStepForm) {
+        let form = PasswordForm(client: client)
+        form.email = Self.email
+        form.password = Self.password
+        #expect(await form.submit() == false)
+        return (form, try #require(form.secondStep, "asked for the app's code: \(form.errorBanner ?? "")"))
+    }
+
     /// A device that passed the second step with "remember" ticked, then signed out: its store, and the app.
     @MainActor static func rememberedDevice(_ server: LiveServer) async throws -> (MemoryStore, TOTPEnrolment) {
         let (enrolment, _) = try await SecondFactorFlowTests.enrolled(server, server.client())
         let store = MemoryStore()
-        let first = PasswordForm(client: server.client(store: store))
-        first.email = Self.email
-        first.password = Self.password
-        #expect(await first.submit() == false)
-        let step = try #require(first.secondStep)
+        let (_, step) = try await askedForTheCode(server.client(store: store))
         step.rememberDevice = true
         step.code = try SecondFactorFlowTests.code(enrolment, server)
         #expect(await step.submit(), "\(step.errorBanner ?? "")")
@@ -334,11 +339,7 @@ import Testing
             let owner = server.client()
             let (enrolment, _) = try await SecondFactorFlowTests.enrolled(server, owner)
             let store = MemoryStore()
-            let form = PasswordForm(client: server.client(store: store))
-            form.email = Self.email
-            form.password = Self.password
-            #expect(await form.submit() == false)
-            let step = try #require(form.secondStep)
+            let (form, step) = try await Self.askedForTheCode(server.client(store: store))
             switch ending {
             case .disabled:
                 let admin = AdminService(store: server.store, now: server.clock.function, logger: Logger(label: "journey-kit-admin"))

@@ -53,28 +53,76 @@ let package = Package(
         // Wire types shared by server and client: no dependencies, so apps can use them without NIO.
         .target(name: "ChatterWire", swiftSettings: strict),
 
+        // chatterd's layers, one target each, so the compiler keeps them (docs/architecture.md): each may
+        // use only those below it. Across them declarations are `package`, never `public` by accident.
+        // The core: models, closed sets, errors, the repository protocols, tokens and general helpers.
         .target(
-            name: "ChatterServer",
+            name: "ChatterCore",
             dependencies: [
                 "ChatterWire",
-                .product(name: "Hummingbird", package: "hummingbird", condition: server),
-                .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
-                .product(name: "HummingbirdTLS", package: "hummingbird", condition: server),
+                .product(name: "Crypto", package: "swift-crypto", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+                .product(name: "Metrics", package: "swift-metrics", condition: server),
+            ],
+            swiftSettings: strict
+        ),
+        // The domain: every rule, in one folder per concern; no Hummingbird, no HTTP types.
+        .target(
+            name: "ChatterDomain",
+            dependencies: [
+                "ChatterCore", "ChatterWire",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: server),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: server),
                 .product(name: "JWTKit", package: "jwt-kit", condition: server),
-                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: server),
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
                 .product(name: "Crypto", package: "swift-crypto", condition: server),
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: server),
                 .product(name: "X509", package: "swift-certificates", condition: server),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: server),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
+            ],
+            resources: [.copy("Resources/common-passwords.txt")],
+            swiftSettings: strict
+        ),
+        // Storage: SQLite and PostgreSQL behind the core's repository protocols; it knows no domain type.
+        .target(
+            name: "ChatterStorage",
+            dependencies: [
+                "ChatterCore", "ChatterWire",
+                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: server),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+            ],
+            swiftSettings: strict
+        ),
+        // The edge: the composition root (App), JSON routes (HTTP), pages (Web), Operations, TLS and the
+        // listener's connections. It is chatterd as a library.
+        .target(
+            name: "ChatterServer",
+            dependencies: [
+                "ChatterCore", "ChatterDomain", "ChatterStorage", "ChatterWire",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: server),
+                .product(name: "Crypto", package: "swift-crypto", condition: server),
+                .product(name: "X509", package: "swift-certificates", condition: server),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
                 .product(name: "NIOTLS", package: "swift-nio", condition: server),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: server),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
@@ -83,13 +131,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics", condition: server),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: server),
             ],
-            resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/Web")],
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/Web")],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "chatterd",
             dependencies: [
-                "ChatterServer",
+                "ChatterServer", "ChatterCore", "ChatterDomain", "ChatterStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
                 .product(name: "Metrics", package: "swift-metrics", condition: server),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: server),
@@ -125,7 +173,7 @@ let package = Package(
         .target(
             name: "ChatterTestSupport",
             dependencies: [
-                "ChatterServer",
+                "ChatterServer", "ChatterCore", "ChatterDomain", "ChatterStorage",
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "JWTKit", package: "jwt-kit", condition: server),
                 .product(name: "Crypto", package: "swift-crypto", condition: server),
@@ -143,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "ChatterServerTests",
             dependencies: [
-                "ChatterServer",
+                "ChatterServer", "ChatterCore", "ChatterDomain", "ChatterStorage",
                 "ChatterTestSupport",
                 // For ChildProcess only: the rendering tests hand pages to Python's HTML parser, and
                 // AdminCommandTests run chatterd.
@@ -179,7 +227,7 @@ let package = Package(
                 "ChatterKit",
                 "ChatterTestSupport",
                 "chatter",
-                "ChatterServer",
+                "ChatterServer", "ChatterCore", "ChatterDomain", "ChatterStorage",
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "Crypto", package: "swift-crypto", condition: server),
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: server),

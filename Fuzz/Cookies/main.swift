@@ -10,7 +10,10 @@ import FuzzSupport
 import HTTPTypes
 import Hummingbird
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 let site = URL(string: "https://chatter.example/")!
 

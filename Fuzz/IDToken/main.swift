@@ -9,7 +9,10 @@
 import Foundation
 import FuzzSupport
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 enum Fixture {
     /// The checkout's root, three levels above this file.

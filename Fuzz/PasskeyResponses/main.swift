@@ -14,7 +14,10 @@ import Foundation
 import FuzzSupport
 import X509
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 enum Fixture {
     struct Entry: Decodable {

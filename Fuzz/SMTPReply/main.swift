@@ -8,7 +8,10 @@
 import FuzzSupport
 import NIOCore
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 struct Transcript: Equatable, CustomStringConvertible {
     var replies: [SMTPReply] = []

@@ -14,7 +14,10 @@ import Foundation
 import FuzzSupport
 import Mustache
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 let visitor = WebVisitor(browserID: String(repeating: "b", count: 43), isNewBrowser: false, session: nil)
 

@@ -1,5 +1,8 @@
 import ArgumentParser
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import ChatterWire
 import Foundation
 import X509

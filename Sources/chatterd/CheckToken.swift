@@ -1,5 +1,8 @@
 import ArgumentParser
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import Foundation
 
 /// Diagnoses an ID token from the shell with the same verifier `/adduser` uses.

@@ -1,5 +1,8 @@
 import ArgumentParser
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import Foundation
 
 /// The database `chatterd serve` would open, for the commands that work on it (`backup`, `admin`): real

@@ -1,5 +1,8 @@
 import ArgumentParser
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import Foundation
 import Logging
 import Metrics
@@ -70,7 +73,8 @@ struct Serve: AsyncParsableCommand {
             appleSigningKey = try config.appleSigningKey()
         } catch { throw ValidationError("\(error)") }
         let services = ServerAssembly(
-            configuration: config, store: store, mail: try MailTransports.make(config, logger: logger), secondFactorKey: secondFactorKey,
+            configuration: config, store: store, mail: try MailTransports.make(config.mail, dataDirectory: config.dataDirectory, logger: logger),
+            secondFactorKey: secondFactorKey,
             appleSigningKey: appleSigningKey, logger: logger)
         if config.googleClientIDs.isEmpty {
             logger.warning("no Google client IDs configured: Google sign-in refuses every token until --google-client-id is given")

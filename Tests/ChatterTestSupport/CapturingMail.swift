@@ -1,4 +1,7 @@
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import Synchronization
 
 /// Receives chatterd's mail in memory, so a test (or a scripted prompt) reads the code a user would find

@@ -1,4 +1,7 @@
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import ChatterWire
 import Crypto
 import Foundation

@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -25,7 +28,10 @@ public enum ChatterApp {
         }
         router.get("health") { _, _ in HealthRoute.response }
         Readiness(store: services.store, google: services.google, apple: services.apple).register(on: router)
-        if let metrics, configuration.metricsBind == nil, let access = MetricsEndpoint.mainListenerAccess(configuration, proxies: proxies) {
+        if let metrics, configuration.metricsBind == nil,
+            let access = MetricsEndpoint.mainListenerAccess(
+                token: configuration.metricsToken, plainHTTP: configuration.transport == .http, proxies: proxies)
+        {
             MetricsEndpoint(registry: metrics, access: access).register(on: router)
         }
         // The native API's signed-in routes and the pages: authentication applied once, by their group.

@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import Foundation
 import Logging
 import X509
@@ -57,7 +60,7 @@ public struct ServerConfiguration: Sendable {
         default: throw ConfigurationError("--apple-team-id, --apple-key-id and --apple-private-key go together: set all three or none")
         }
     }
-    public var lifetimes = SessionService.Lifetimes()
+    public var lifetimes = SessionLifetimes()
     public var minimumPasswordLength = 8
     public var bcryptCost: UInt8 = 12
     /// Where code mails go: the log (development), or an SMTP server (`--mail smtp://…`).
@@ -171,11 +174,6 @@ public struct ServerConfiguration: Sendable {
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
-}
-
-public struct ConfigurationError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }
 
 extension ServerConfiguration {

@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -7,7 +10,7 @@ import ServiceLifecycle
 struct StoreService: Service {
     let store: any ChatterStore
     let purgeInterval: Duration
-    let lifetimes: SessionService.Lifetimes
+    let lifetimes: SessionLifetimes
     /// Days the audit log keeps an event; nil keeps every one.
     var auditRetentionDays: Int? = nil
     /// Revokes the Apple tokens of accounts deleted since the last pass (or while Apple was unreachable).

@@ -1,3 +1,7 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -49,9 +52,9 @@ struct MetricsEndpoint: Sendable {
 
     /// Who may read `/metrics` on the main listener: token bearers with a token; else, unless the listener
     /// is plain HTTP behind a proxy, requests from this machine; else no one (the route does not exist).
-    static func mainListenerAccess(_ configuration: ServerConfiguration, proxies: TrustedProxies) -> Access? {
-        if let token = configuration.metricsToken { return .token(token) }
-        return configuration.transport == .http ? nil : .loopback(proxies: proxies)
+    static func mainListenerAccess(token: String?, plainHTTP: Bool, proxies: TrustedProxies) -> Access? {
+        if let token { return .token(token) }
+        return plainHTTP ? nil : .loopback(proxies: proxies)
     }
 
     func register(on router: Router<ChatterRequestContext>) {

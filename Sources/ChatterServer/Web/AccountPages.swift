@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import ChatterWire
 import Foundation
 import HTTPTypes

@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import Crypto
 import Foundation
 import Mustache

@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import Mustache
 
 /// The one escaping rule for every value a page renders. Every template is registered with this content

@@ -1,3 +1,6 @@
+import ChatterCore
+import ChatterDomain
+import ChatterStorage
 import Mustache
 
 /// A value a template reads, handing its fields over by name instead of through reflection.

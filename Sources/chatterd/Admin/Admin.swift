@@ -1,5 +1,8 @@
 import ArgumentParser
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import Foundation
 import Logging
 
@@ -52,7 +55,7 @@ struct AdminOptions: ParsableArguments {
         let store = try await location.open(logger: logger)
         do {
             // Notices to an account's owner go out as `chatterd serve` sends mail (the outbox, or SMTP).
-            let mail = try MailTransports.make(config, logger: logger)
+            let mail = try MailTransports.make(config.mail, dataDirectory: config.dataDirectory, logger: logger)
             return try await store.whileRunning(logger: logger) {
                 try await body(AdminService(store: store, mail: mail, sender: config.mailFrom, logger: logger))
             }

@@ -1,4 +1,7 @@
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import Foundation
 
 /// What `--json` prints: stable field names, times in ISO 8601.

@@ -3,8 +3,11 @@ import ExtrasBase64
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 @testable import chatter
 
 /// `chatter mfa …` and `chatter login` with two-step sign-in, against a live chatterd.

@@ -4,8 +4,11 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Sign in with Apple, complete: the credential's authorization code reaches chatterd, which keeps Apple's token
 /// and revokes it at Apple (a local stand-in checking what Apple checks) when the account is deleted; at launch the

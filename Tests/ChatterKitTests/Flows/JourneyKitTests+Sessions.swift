@@ -3,8 +3,11 @@ import Foundation
 import Logging
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

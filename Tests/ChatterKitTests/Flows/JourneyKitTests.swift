@@ -3,8 +3,11 @@ import Foundation
 import Logging
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The ways into an account (docs/journeys.md) as an app walks them with ChatterKit's flows against a live
 /// chatterd, in the account states of its ChatterKit column: disabled by an operator (every way is refused with

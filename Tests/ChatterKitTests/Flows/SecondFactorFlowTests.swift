@@ -2,8 +2,11 @@ import ExtrasBase64
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The second factor through ChatterKit against a live chatterd: adding an authenticator app, the second
 /// step after a password or an emailed code, recovery codes, and the step-up prompt.

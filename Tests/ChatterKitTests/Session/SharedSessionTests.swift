@@ -3,8 +3,11 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// An app and its extensions (here: clients with their own memory, and real `chatter` processes) sharing one
 /// stored session take turns refreshing it, and adopt what another stored, so none presents a retired

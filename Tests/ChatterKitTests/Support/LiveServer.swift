@@ -7,7 +7,10 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// A live chatterd on loopback, as the server tests start it (`LiveService`, stopped gracefully), a real
 /// SQLite file in a temporary directory, Google's and Apple's keys from local JWKS listeners, mail caught

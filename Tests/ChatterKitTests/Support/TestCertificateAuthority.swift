@@ -1,4 +1,7 @@
+import ChatterCore
+import ChatterDomain
 import ChatterServer
+import ChatterStorage
 import ChatterTestSupport
 import Crypto
 import Foundation

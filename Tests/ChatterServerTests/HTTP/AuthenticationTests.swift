@@ -4,7 +4,10 @@ import Hummingbird
 import Logging
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Sessions are applied to a route group (`SessionAuthenticator`), not called by each handler: a handler
 /// that reads its session outside that group fails closed.

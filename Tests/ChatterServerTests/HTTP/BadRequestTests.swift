@@ -4,7 +4,10 @@ import Foundation
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Every kind of bad request gets the right 4xx, a JSON error body with a message, and changes nothing.
 @Suite struct BadRequestTests {

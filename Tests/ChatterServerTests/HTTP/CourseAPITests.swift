@@ -5,7 +5,10 @@ import Hummingbird
 import SQLiteNIO
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The course API end to end, over real HTTP, against a real SQLite file.
 @Suite struct CourseAPITests {

@@ -5,7 +5,10 @@ import Hummingbird
 import SQLiteNIO
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Regressions for what a security review found: each test fails without its fix.
 @Suite struct FindingsTests {

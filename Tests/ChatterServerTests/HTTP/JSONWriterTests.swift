@@ -2,7 +2,10 @@ import ChatterWire
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The session answer is written without `JSONEncoder`: it must be the bytes `JSONEncoder` writes, for any
 /// names, emails and tokens.

@@ -3,7 +3,10 @@ import ChatterWire
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Every answer that carries a secret or a profile says `Cache-Control: no-store`, so no shared or
 /// private cache (a proxy, the app's URLCache) keeps a token or a person's data.

@@ -4,7 +4,10 @@ import Hummingbird
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The OpenAPI document served at /openapi.json: valid JSON, OpenAPI 3.1, and it documents exactly the routes
 /// the router registers, so a route added without documenting it (or removed without updating it) fails here.

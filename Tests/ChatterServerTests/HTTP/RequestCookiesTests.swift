@@ -2,7 +2,10 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `CookieHeader` reads the cookies Hummingbird's `request.cookies` read before, byte by byte.
 @Suite struct RequestCookiesTests {

@@ -3,7 +3,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The client address behind proxies: forwarding headers count only from trusted peers, and only the
 /// entries trusted hops wrote.

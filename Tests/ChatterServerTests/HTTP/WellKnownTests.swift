@@ -4,7 +4,10 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The association files that let native apps use chatterd's passkeys, made from the configuration.
 @Suite struct WellKnownTests {

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// What `chatterd check-token` prints, from the same `inspect` the server runs.
 @Suite struct CheckTokenReportTests {

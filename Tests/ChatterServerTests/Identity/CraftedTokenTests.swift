@@ -2,7 +2,10 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Tokens the test signs with its own key, served from a local JWKS listener, to cover each rule.
 @Suite struct CraftedTokenTests {

@@ -4,7 +4,10 @@ import Hummingbird
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// What chatterd fetches (Apple's token service, the providers' key sets) follows no redirect and goes only
 /// to https or to this machine, against a real local server that redirects.

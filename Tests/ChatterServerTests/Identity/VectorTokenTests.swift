@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Real Google-signed tokens from the test fixtures, verified offline with the clock pinned.
 @Suite struct VectorTokenTests {

@@ -5,7 +5,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Where flows meet: state one flow leaves (a cookie, a waiting enrolment, options fetched earlier, a
 /// session) that another must not trust. Each test walks one hole an outside review found, as a user or an

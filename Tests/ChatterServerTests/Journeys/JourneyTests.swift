@@ -4,7 +4,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Every way into an account (docs/journeys.md), walked end to end on the native API and on the pages, on
 /// every database, for three of the account states: disabled by an operator (each way is refused and starts

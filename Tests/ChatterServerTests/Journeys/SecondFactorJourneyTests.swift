@@ -4,7 +4,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The journeys (docs/journeys.md) of an account with an authenticator app on the pages, and of the ways a
 /// session shows again that it is its owner's: every way in on the pages asks for the app's code before any

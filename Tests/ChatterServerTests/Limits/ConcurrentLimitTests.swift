@@ -4,7 +4,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Every limit and single-use secret holds when many requests arrive at once: each test sends at least
 /// 100 requests together over real HTTP and asserts on counts.

@@ -4,7 +4,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Failures from elsewhere never lock the owner's device out (device tokens, as OWASP's device cookies),
 /// and a stranger's code requests neither cancel the owner's code nor stop the owner's device.

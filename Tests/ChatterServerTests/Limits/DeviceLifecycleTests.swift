@@ -4,7 +4,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Issue 24, finding 2: 20 sign-ins gave 20 device tokens, and after a reset and "sign out everywhere"
 /// the old tokens still allowed 200 password guesses and 20 code sends (21 live codes for one address).

@@ -5,7 +5,10 @@ import HTTPTypes
 import NIOPosix
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Issue 24, finding 3: per-IP limits counted full IPv6 addresses (one client holds a /64), and a flood of
 /// password attempts from rotating addresses filled the hashing queue so that the owner got `503 busy`.

@@ -7,7 +7,10 @@ import Hummingbird
 import Testing
 import X509
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 #if canImport(Glibc)
     import Glibc

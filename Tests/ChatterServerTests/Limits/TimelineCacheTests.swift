@@ -4,7 +4,10 @@ import NIOCore
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// A real store that counts how often the whole timeline is read: what the course list's cache spares.
 final class CountedChatts: ChattRepository {

@@ -5,7 +5,10 @@ import HTTPTypes
 import SQLiteNIO
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Issue 24, finding 7: each refused ID token or wrong code wrote an audit row without any limit (600
 /// requests in 2.1 s added 600 rows), hand-offs were unthrottled and kept a day past expiry, and the audit

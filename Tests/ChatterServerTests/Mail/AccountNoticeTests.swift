@@ -3,7 +3,10 @@ import ChatterWire
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Notices to an account's owner, on every backend: bounded per hour however many arrive at once, the
 /// device named as the request named it (cleaned), never anything but chatterd's own words, and the

@@ -3,7 +3,10 @@ import Foundation
 import NIOPosix
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The whole email-code sign-in through chatterd and a real SMTP server: the test reads the code from
 /// the delivered message, as a user would. On an event loop of its own (`OwnEventLoop`), with chatterd's

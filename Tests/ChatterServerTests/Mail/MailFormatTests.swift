@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 @Suite struct MailFormatTests {
     static let date = Date(timeIntervalSince1970: 1_800_000_000)

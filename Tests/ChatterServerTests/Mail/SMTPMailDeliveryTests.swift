@@ -2,7 +2,10 @@ import Foundation
 import NIOPosix
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Delivery through a real SMTP server (aiosmtpd, started by `.ci/smtp-server`), read back from its maildir.
 /// Each test runs on an event loop of its own (`OwnEventLoop`), so a busy cooperative pool cannot hold up its

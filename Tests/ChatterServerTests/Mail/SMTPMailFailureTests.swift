@@ -2,7 +2,10 @@ import Foundation
 import NIOPosix
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Failures that need no SMTP server: nothing listening, a server that never answers, bad settings.
 ///

@@ -1,7 +1,10 @@
 import Hummingbird  // for ByteBuffer, which it re-exports from NIOCore
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The SMTP wire format without a server: reply parsing and DATA's dot-stuffing.
 @Suite struct SMTPMailWireFormatTests {

@@ -2,8 +2,11 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `chatterd admin` as an operator runs it: the built `chatterd` beside this test runner, in a process of
 /// its own, on the database a live chatterd serves.

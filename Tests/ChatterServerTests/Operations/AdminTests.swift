@@ -6,7 +6,10 @@ import Hummingbird
 import Logging
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Administration against a live chatterd: what a disabled account can no longer do, changes made by
 /// another process on the same SQLite file, and the admin pages' access rules, forms and audit.

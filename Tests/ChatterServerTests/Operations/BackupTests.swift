@@ -5,7 +5,10 @@ import SQLiteNIO
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `chatterd backup`: a consistent copy of the SQLite database taken while writes go on.
 @Suite struct BackupTests {

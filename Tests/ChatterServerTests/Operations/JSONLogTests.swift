@@ -3,7 +3,10 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `--log-format json`: every event is one JSON object on one line, with its metadata.
 @Suite struct JSONLogTests {

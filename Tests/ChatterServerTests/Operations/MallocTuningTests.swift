@@ -1,6 +1,9 @@
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 @Suite struct MallocTuningTests {
     #if canImport(Glibc)

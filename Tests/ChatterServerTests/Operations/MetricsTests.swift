@@ -5,7 +5,10 @@ import Hummingbird
 import Logging
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `/metrics`: the counters move with what chatterd does, and only those the operator chose may read them.
 @Suite struct MetricsTests {
@@ -174,12 +177,10 @@ import Testing
     }
 
     @Test func overPlainHTTPOnlyATokenOrAListenerOfItsOwnServesMetrics() async throws {
-        var plain = ServerConfiguration()
-        plain.transport = .http
-        #expect(MetricsEndpoint.mainListenerAccess(plain, proxies: .none) == nil)
-        plain.metricsToken = "scrape-token-0123456789"
-        #expect(MetricsEndpoint.mainListenerAccess(plain, proxies: .none) == .token("scrape-token-0123456789"))
-        #expect(MetricsEndpoint.mainListenerAccess(ServerConfiguration(), proxies: .none) == .loopback(proxies: .none))
+        #expect(MetricsEndpoint.mainListenerAccess(token: nil, plainHTTP: true, proxies: .none) == nil)
+        #expect(
+            MetricsEndpoint.mainListenerAccess(token: "scrape-token-0123456789", plainHTTP: true, proxies: .none) == .token("scrape-token-0123456789"))
+        #expect(MetricsEndpoint.mainListenerAccess(token: nil, plainHTTP: false, proxies: .none) == .loopback(proxies: .none))
 
         try await Harness.run(metrics: Harness.metrics, configure: { $0.transport = .http }) { h async throws in
             #expect(try await h.get("/metrics").status == .notFound, "from loopback too")

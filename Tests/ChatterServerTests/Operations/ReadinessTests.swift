@@ -2,7 +2,10 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `/ready`: the database answers with the schema this chatterd knows, and every configured provider's keys
 /// are held; `/health` only says the process answers.

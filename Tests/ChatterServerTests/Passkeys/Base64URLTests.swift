@@ -1,6 +1,9 @@
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// base64url as WebAuthn's JSON forms send it (RFC 4648 §5, unpadded).
 struct Base64URLTests {

@@ -1,6 +1,9 @@
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The CBOR decoder against RFC 8949 Appendix A's examples, and against what WebAuthn never sends.
 @Suite struct CBORTests {

@@ -3,7 +3,10 @@ import Crypto
 import Testing
 import _CryptoExtras
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// COSE keys are checked against the algorithm they declare: its key type, curve and size.
 @Suite struct COSEKeyTests {

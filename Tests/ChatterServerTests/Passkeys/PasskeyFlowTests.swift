@@ -3,7 +3,10 @@ import ChatterWire
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Passkeys through the native API, on every backend, with a software authenticator answering as a
 /// platform one does: adding one, signing up and in with one, the account's list, and what must fail.

@@ -5,8 +5,11 @@ import Foundation
 import Testing
 import X509
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Every registration and authentication of WebAuthn Level 3's own test vectors, through the verifier the
 /// server and `chatterd check-passkey` share.

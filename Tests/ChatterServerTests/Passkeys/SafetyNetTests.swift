@@ -3,7 +3,10 @@ import Foundation
 import Testing
 import X509
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `android-safetynet` with a real registration (the specification has no example of it): see
 /// `Fixtures/webauthn/NOTICE.md`.

@@ -7,7 +7,10 @@ import Testing
 import X509
 import _CryptoExtras
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// A TPM attestation signed with RS1 (RSASSA-PKCS1-v1_5 with SHA-1, COSE −65535), as Windows Hello produces
 /// on many TPMs and WebAuthn's TPM format allows. Built from WebAuthn L3's `tpm-es256` vector: its pubArea,

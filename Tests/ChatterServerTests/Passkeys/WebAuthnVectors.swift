@@ -2,7 +2,10 @@ import ChatterWire
 import Foundation
 import X509
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The test vectors of WebAuthn Level 3 §16, kept under `Fixtures/webauthn` with their source and licence
 /// (see NOTICE.md there): real registration and authentication outputs for every attestation format.

@@ -1,7 +1,10 @@
 import NIOPosix
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,10 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The common-passwords check fails closed: a list that is missing, unreadable or cut short stops chatterd
 /// at start instead of leaving the blocklist silently empty.

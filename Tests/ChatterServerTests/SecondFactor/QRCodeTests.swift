@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The QR Code encoder against ISO/IEC 18004:2015's tables, its worked example and its symbol layout, and
 /// against a real decoder (zbar's `zbarimg`) where one is installed.

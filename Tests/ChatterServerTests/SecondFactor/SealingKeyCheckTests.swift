@@ -2,7 +2,10 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// chatterd starts only with the key its sealed data was sealed under: a key is made only for a database
 /// that holds nothing sealed, and a lost or swapped key file stops the start with what to do, never a new

@@ -4,7 +4,10 @@ import ExtrasBase64
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The second factor through the native API on every database: enrolment confirmed by a first code, the
 /// second step of every sign-in method, recovery codes, turning it off, and the limits under parallel load.

@@ -2,7 +2,10 @@ import ExtrasBase64
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The one-time-password arithmetic against the RFCs' own test vectors, and what a typed code may look like.
 struct TOTPTests {

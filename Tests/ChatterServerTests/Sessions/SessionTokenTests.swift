@@ -4,7 +4,10 @@ import Foundation
 import SQLiteNIO
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Session tokens carry a tag under the database's key, so a token chatterd never issued is refused
 /// before any lookup.

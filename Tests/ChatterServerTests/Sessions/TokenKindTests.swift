@@ -3,7 +3,10 @@ import ChatterWire
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// A native session's access token sent where its refresh token goes is an unknown refresh token on every
 /// database: the tag covers the kind, so it names no session and ends none (it was "reuse" on SQLite).

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Chatts get version 7 UUIDs, so a burst of posts appends to the id index instead of touching a random
 /// page of it per post.

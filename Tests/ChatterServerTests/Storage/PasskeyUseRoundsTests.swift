@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// How both stores split a batch of counters that names a passkey more than once.
 struct PasskeyUseRoundsTests {

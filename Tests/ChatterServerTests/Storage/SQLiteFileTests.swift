@@ -3,7 +3,10 @@ import Foundation
 import SQLiteNIO
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// What only a file-backed database shows: persistence, WAL mode, versioned migrations.
 @Suite struct SQLiteFileTests {

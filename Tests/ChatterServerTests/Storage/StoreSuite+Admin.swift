@@ -4,7 +4,10 @@ import Foundation
 import Logging
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// What operators do to accounts, on every backend.
 extension StoreSuite {

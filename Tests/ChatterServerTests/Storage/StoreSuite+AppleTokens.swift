@@ -2,7 +2,10 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Apple's tokens on every backend: one per Apple ID and client on a live account, left to be revoked by the
 /// account's deletion in its own transaction, and forgotten only once they wait.

@@ -3,7 +3,10 @@ import ChatterWire
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Passkey storage on every backend: single-use challenges, one credential ID across accounts, counters
 /// that only move forward, and never deleting an account's last way to sign in — each under parallel load.

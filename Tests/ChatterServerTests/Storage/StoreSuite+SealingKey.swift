@@ -2,7 +2,10 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The sealing key's fingerprint on every backend: recorded once, whichever of many starts at once records
 /// it, and what counts as sealed data.

@@ -2,7 +2,10 @@ import ChatterTestSupport
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Second-factor storage on every backend: an enrolment confirmed once, each time step and recovery code
 /// used once however many requests present it at once, waiting sign-ins taken once, and nothing left behind.

@@ -3,7 +3,10 @@ import ChatterWire
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The storage behaviour every backend must show. Each test runs against every implementation that can
 /// run here: SQLite always, PostgreSQL when a test server is named (see `PostgresTestDatabase`).

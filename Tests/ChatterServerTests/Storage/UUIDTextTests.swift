@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// chatterd formats and parses stored IDs itself (Foundation's use `sprintf` and `sscanf`): the text must be
 /// `uuidString`'s exactly, since IDs already stored were written by it, and parsing takes the canonical form

@@ -7,7 +7,10 @@ import Metrics
 import Prometheus
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// A live chatterd on loopback (`LiveService`, stopped gracefully) over a real SQLite file (or, with
 /// `backend: .postgres`, a PostgreSQL schema of its own), with Google's key endpoint replaced by a local

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `Hex.encode` replaced `String(format: "%02x")` per byte in CSRF tokens, device keys and digests: the same text.
 @Suite struct HexTests {

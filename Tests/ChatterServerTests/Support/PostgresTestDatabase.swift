@@ -4,7 +4,10 @@ import PostgresNIO
 import ServiceLifecycle
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The PostgreSQL server `.ci/postgres` starts, named by `CHATTER_TEST_DATABASE_URL`. Each test gets a
 /// schema of its own (created empty, dropped afterwards), so tests run in parallel on one database.

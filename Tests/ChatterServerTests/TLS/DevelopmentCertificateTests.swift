@@ -4,7 +4,10 @@ import Foundation
 import Testing
 import X509
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 @Suite struct DevelopmentCertificateTests {
     @Test func generatesACertificateCoveringLoopbackAndGivenHosts() async throws {

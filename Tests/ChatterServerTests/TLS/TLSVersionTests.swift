@@ -10,8 +10,11 @@ import NIOPosix
 import NIOSSL
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The TLS listener chatterd serves (`PreparedTransport`) negotiates TLS 1.2 and 1.3 only: RFC 8996
 /// forbids 1.0 and 1.1, which SwiftNIO SSL's server default still accepts.

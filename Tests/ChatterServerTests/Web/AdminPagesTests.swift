@@ -5,7 +5,10 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// `/admin` over HTTP: who may see it, the forms' CSRF rule, and that each change is made and audited
 /// with the operator as its actor (the browser walks the same pages in Tests/Browser).

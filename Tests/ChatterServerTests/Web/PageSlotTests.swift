@@ -2,7 +2,10 @@ import Crypto
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// A page takes its slot's HTML in place of the first marker, joined as bytes (`PageSlot.body(filling:)`),
 /// and a page's CSRF tokens all start from one key (`FormTokens`).

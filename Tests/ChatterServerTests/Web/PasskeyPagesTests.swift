@@ -5,7 +5,10 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Passkeys on the pages, on every backend: each ceremony's two requests as `chatter.js` makes them
 /// (options as JSON, then the form with the credential), with a software authenticator in the browser's

@@ -3,8 +3,11 @@ import Foundation
 import Mustache
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterKit
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// One escaping rule for every byte a page renders (`HTMLText`), labels cleaned before they are stored
 /// (`DisplayText`), and CSRF tokens bound to the action they protect (`FormAction`).

@@ -5,7 +5,10 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 extension WebBrowser {
     /// Turns two-step sign-in on from the account page (signed in already): the setup page's secret, its

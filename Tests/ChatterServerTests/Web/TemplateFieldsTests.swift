@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Pages hand their values to templates by name (`TemplateFields`) instead of through reflection, and
 /// write times by hand instead of through `Date.FormatStyle`: both must give what the slow ways gave.

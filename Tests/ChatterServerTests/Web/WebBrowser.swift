@@ -3,7 +3,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// A browser as chatterd sees one: a cookie jar that follows `Set-Cookie`, pages asked for as HTML, and
 /// forms posted with the CSRF token the pages carry.

@@ -5,7 +5,10 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The web app's pages and forms against a live chatterd: the headers every page carries, CSRF on every
 /// form, escaping, and the flows a browser walks through (the browser itself is in Tests/Browser).

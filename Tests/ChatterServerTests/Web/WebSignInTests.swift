@@ -5,7 +5,10 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// The two ways into a browser that do not start on `/auth`: the native hand-off link (which must not
 /// allow login CSRF) and Google Identity Services posting an ID token.

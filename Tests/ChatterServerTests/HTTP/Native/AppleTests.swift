@@ -4,7 +4,10 @@ import Crypto
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Sign in with Apple (F4): nonce, idempotent registration with name parts, server-to-server notifications.
 @Suite struct AppleTests {

@@ -4,7 +4,10 @@ import Crypto
 import Foundation
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Sign in with Apple's tokens kept for revocation (issue: ChatterKit on a real iPhone, item 4): the app's
 /// authorization code exchanged at a local stand-in of Apple's token service that checks the client secret as

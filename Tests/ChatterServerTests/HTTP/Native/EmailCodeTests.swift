@@ -6,7 +6,10 @@ import SQLiteNIO
 import Synchronization
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Password-less sign-in with emailed codes, over real HTTP and their limits.
 @Suite struct EmailCodeTests {

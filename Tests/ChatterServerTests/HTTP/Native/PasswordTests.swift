@@ -3,7 +3,10 @@ import Foundation
 import NIOPosix
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Email and password sign-in (F2) and NIST SP 800-63B-4 password rules.
 @Suite struct PasswordTests {

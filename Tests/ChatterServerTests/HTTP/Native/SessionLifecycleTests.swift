@@ -4,7 +4,10 @@ import Hummingbird
 import SQLiteNIO
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Refresh rotation, reuse detection, revocation, sign-out and account deletion over real HTTP.
 @Suite struct SessionLifecycleTests {

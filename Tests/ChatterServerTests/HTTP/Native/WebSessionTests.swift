@@ -4,7 +4,10 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import ChatterCore
+@testable import ChatterDomain
 @testable import ChatterServer
+@testable import ChatterStorage
 
 /// Turning a bearer session into a web-view cookie session (F3), with CSRF protection.
 @Suite struct WebSessionTests {

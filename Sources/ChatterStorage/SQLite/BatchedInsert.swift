@@ -1,0 +1,25 @@
+import ChatterCore
+import SQLiteNIO
+
+/// An INSERT that concurrent callers share: rows submitted while a write is running go into the next
+/// multi-row statement, in the order they were submitted.
+package struct BatchedInsert<Row: Sendable>: Sendable {
+    private let queue: BatchingQueue<Row>
+
+    package init(
+        into table: String, columns: [String], writer: SQLiteConnection, lock: AsyncMutex,
+        binds: @escaping @Sendable (Row) -> [SQLiteData]
+    ) {
+        let prefix = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+        let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        // SQLite binds at most 32,766 parameters to a statement.
+        queue = BatchingQueue(maximumBatch: min(200, 32_766 / columns.count)) { rows in
+            let sql = prefix + Array(repeating: tuple, count: rows.count).joined(separator: ", ")
+            try await lock.withLock { _ = try await writer.query(sql, rows.flatMap(binds)) }
+        }
+    }
+
+    package func insert(_ row: Row) async throws {
+        try await queue.submit(row)
+    }
+}

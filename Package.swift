@@ -63,7 +63,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto", condition: server),
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
                 .product(name: "Metrics", package: "swift-metrics", condition: server),
@@ -84,7 +83,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
             ],
@@ -106,8 +104,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The edge: the composition root (App), JSON routes (HTTP), pages (Web), Operations, TLS and the
-        // listener's connections. It is chatterd as a library.
+        // The edge: the composition root (App), JSON routes (HTTP), pages (Web), Operations, TLS, the
+        // listener's connections and the clients of other services (Outbound). It is chatterd as a library.
         .target(
             name: "ChatterServer",
             dependencies: [
@@ -116,6 +114,8 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: server),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
                 .product(name: "Crypto", package: "swift-crypto", condition: server),
                 .product(name: "X509", package: "swift-certificates", condition: server),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: server),

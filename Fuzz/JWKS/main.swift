@@ -23,7 +23,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     // The header value as HTTP hands it over: a string, never containing CR or LF.
     let header = String(decoding: input, as: UTF8.self)
-    if let maxAge = HTTPJWKSSource.maxAge(fromCacheControl: header) {
+    if let maxAge = CacheControl.maxAge(header) {
         // The cache adds this to the fetch time to decide when the keys expire (clamped below by the
         // refetch interval). NaN or infinity would mean the keys never expire.
         invariant(maxAge.isFinite, "max-age \(maxAge) from Cache-Control \(header.debugDescription)")

@@ -1,8 +1,6 @@
-import AsyncHTTPClient
 import ChatterCore
 import Foundation
-import NIOCore
-import NIOHTTP1
+
 
 /// Where a provider's JSON Web Key Set comes from.
 public protocol JWKSSource: Sendable {
@@ -11,41 +9,14 @@ public protocol JWKSSource: Sendable {
     var description: String { get }
 }
 
-/// A provider's published JWKS over HTTPS (`OutboundHTTP`'s policy: no redirects, no plain http to another
-/// machine), honouring its `Cache-Control: max-age`.
-public struct HTTPJWKSSource: JWKSSource {
-    public var url: String
-    package var client: HTTPClient
-    package var timeout: TimeAmount
-
-    public init(url: String, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)) {
-        self.url = url
-        self.client = client
-        self.timeout = timeout
-    }
-
-    public var description: String { url }
-
-    public func fetch() async throws -> (json: [UInt8], maxAge: Double?) {
-        do { try OutboundHTTP.check(url) } catch { throw JWKSFetchError(reason: error.description) }
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        let response = try await client.execute(request, timeout: timeout)
-        guard response.status == .ok else {
-            throw JWKSFetchError(reason: "\(url) answered \(response.status.code)")
-        }
-        // Real key sets are a few KiB; refuse to buffer anything absurd.
-        let body = try await response.body.collect(upTo: 1 << 20)
-        let maxAge = response.headers["Cache-Control"].lazy.compactMap(Self.maxAge(fromCacheControl:)).first
-        return (Array(buffer: body), maxAge)
-    }
-
+/// A key set's `Cache-Control` header, as the HTTP source reads it.
+package enum CacheControl {
     /// Keys are cached at most a day, whatever the header says: an endless `max-age` (`1e309`) would keep
     /// rotated-out keys forever. `max-age` is a number of seconds (RFC 9111 §1.2.2): `nan`, `inf` and
     /// negative values are not.
     package static let longestMaxAge: Double = 86_400
 
-    package static func maxAge(fromCacheControl value: String) -> Double? {
+    package static func maxAge(_ value: String) -> Double? {
         for directive in value.split(separator: ",") {
             let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Double(parts[1]), seconds.isFinite, seconds >= 0 {
@@ -75,4 +46,9 @@ public struct FileJWKSSource: JWKSSource {
 public struct JWKSFetchError: Error, CustomStringConvertible {
     public var reason: String
     public var description: String { reason }
+
+    /// Memberwise, for the other layers (a struct's own is internal).
+    package init(reason: String) {
+        self.reason = reason
+    }
 }

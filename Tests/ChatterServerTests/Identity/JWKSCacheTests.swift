@@ -93,13 +93,13 @@ import Testing
     }
 
     @Test func cacheControlParsing() {
-        #expect(HTTPJWKSSource.maxAge(fromCacheControl: "public, max-age=19845, must-revalidate, no-transform") == 19845)
-        #expect(HTTPJWKSSource.maxAge(fromCacheControl: "no-cache") == nil)
+        #expect(CacheControl.maxAge("public, max-age=19845, must-revalidate, no-transform") == 19845)
+        #expect(CacheControl.maxAge("no-cache") == nil)
         // Found by fuzzing: an endless max-age kept keys forever; numbers that are not seconds are ignored.
         for value in ["max-age=1e309", "max-age=inf", "max-age=nan", "max-age=-5"] {
-            #expect(HTTPJWKSSource.maxAge(fromCacheControl: value) == nil, "\(value)")
+            #expect(CacheControl.maxAge(value) == nil, "\(value)")
         }
-        #expect(HTTPJWKSSource.maxAge(fromCacheControl: "max-age=31536000") == HTTPJWKSSource.longestMaxAge)
+        #expect(CacheControl.maxAge("max-age=31536000") == CacheControl.longestMaxAge)
     }
 
     /// Found by fuzzing: an RSA key with private parts and an even modulus trapped inside swift-crypto.

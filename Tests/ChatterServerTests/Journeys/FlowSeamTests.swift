@@ -13,7 +13,7 @@ import Testing
 /// Where flows meet: state one flow leaves (a cookie, a waiting enrolment, options fetched earlier, a
 /// session) that another must not trust. Each test walks one hole an outside review found, as a user or an
 /// attacker would, and fails without its fix (docs/journeys.md, "Holes between flows").
-@Suite struct FlowSeamTests {
+@Suite(.tags(.bothDatabases)) struct FlowSeamTests {
     let second = SecondFactorTests()
 
     /// The pending cookie as a browser holds it, for `email`: unsigned, so anyone can write one.

@@ -15,7 +15,7 @@ import Testing
 /// (each way but a password reaches the same account).
 /// Its cases run one at a time (`.serialized`): each starts a live chatterd, and a hundred at once would
 /// crowd the timing-bound tests of a 2-core machine running the whole suite in parallel.
-@Suite(.serialized) struct JourneyTests {
+@Suite(.serialized, .tags(.bothDatabases)) struct JourneyTests {
     static let email = "ada@example.com"
     static let newPassword = "a brand new passphrase"
     static let googleSubject = "42"

@@ -16,7 +16,7 @@ import Testing
 /// reset's, a sign-up's, Google's or a step-up's; a hand-off carries an app's session into a browser but not
 /// its second factor; a passkeys-only account confirms it is you with its passkey. On every database, one
 /// case at a time (`.serialized`), as `JourneyTests`.
-@Suite(.serialized) struct SecondFactorJourneyTests {
+@Suite(.serialized, .tags(.bothDatabases)) struct SecondFactorJourneyTests {
     typealias Way = JourneyTests.Way
     static let email = JourneyTests.email
     static let second = SecondFactorTests()

@@ -11,7 +11,7 @@ import Testing
 
 /// Every limit and single-use secret holds when many requests arrive at once: each test sends at least
 /// 100 requests together over real HTTP and asserts on counts.
-@Suite struct ConcurrentLimitTests {
+@Suite(.tags(.bothDatabases)) struct ConcurrentLimitTests {
     static let password = "correct horse battery staple"
 
     @Test(arguments: StoreBackend.available) func aCodeIsComparedAtMostFiveTimesHoweverManyGuessesArrive(backend: StoreBackend) async throws {

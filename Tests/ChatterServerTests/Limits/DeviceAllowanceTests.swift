@@ -11,7 +11,7 @@ import Testing
 
 /// Failures from elsewhere never lock the owner's device out (device tokens, as OWASP's device cookies),
 /// and a stranger's code requests neither cancel the owner's code nor stop the owner's device.
-@Suite struct DeviceAllowanceTests {
+@Suite(.tags(.bothDatabases)) struct DeviceAllowanceTests {
     static let password = "correct horse battery staple"
     let xff = ConcurrentLimitTests.forwardedFor
 

@@ -13,7 +13,7 @@ import Testing
 /// the old tokens still allowed 200 password guesses and 20 code sends (21 live codes for one address).
 /// Tokens now have a lifecycle: a few per address, kept by the device that presents one, ended with the
 /// account's credentials and sessions, expired and purged; and what they allow is bounded per account.
-@Suite struct DeviceLifecycleTests {
+@Suite(.tags(.bothDatabases)) struct DeviceLifecycleTests {
     static let password = "correct horse battery staple"
 
     func signIn(_ h: Harness, _ password: String = Self.password, device: String? = nil) async throws -> LiveResponse {

@@ -13,7 +13,7 @@ import Testing
 /// Issue 24, finding 7: each refused ID token or wrong code wrote an audit row without any limit (600
 /// requests in 2.1 s added 600 rows), hand-offs were unthrottled and kept a day past expiry, and the audit
 /// log and device tokens were never purged. Every unauthenticated write is bounded now.
-@Suite struct UnauthenticatedWriteTests {
+@Suite(.tags(.bothDatabases)) struct UnauthenticatedWriteTests {
     let xff = ConcurrentLimitTests.forwardedFor
 
     /// Rows in every table of the SQLite file, read beside the running server.

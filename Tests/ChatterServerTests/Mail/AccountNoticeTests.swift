@@ -11,7 +11,7 @@ import Testing
 /// Notices to an account's owner, on every backend: bounded per hour however many arrive at once, the
 /// device named as the request named it (cleaned), never anything but chatterd's own words, and the
 /// account's counter gone with the account.
-@Suite struct AccountNoticeTests {
+@Suite(.tags(.bothDatabases)) struct AccountNoticeTests {
     @Test(arguments: StoreBackend.available)
     func fortyNoticesAtOnceSendTenAndOneSayingThereIsMoreAndTheCounterGoesWithTheAccount(backend: StoreBackend) async throws {
         try await Harness.run(backend: backend) { h in

@@ -11,7 +11,7 @@ import Testing
 /// The whole email-code sign-in through chatterd and a real SMTP server: the test reads the code from
 /// the delivered message, as a user would. On an event loop of its own (`OwnEventLoop`), with chatterd's
 /// request handling, so that a busy cooperative pool cannot hold up the delivery until its timeouts.
-@Suite(.enabled(if: SMTPTestServer.current != nil, SMTPTestServer.unavailable))
+@Suite(.enabled(if: SMTPTestServer.current != nil, SMTPTestServer.unavailable), .tags(.smtp))
 struct EmailCodeOverSMTPTests {
     let server = SMTPTestServer.current!
 

@@ -10,7 +10,7 @@ import Testing
 /// Delivery through a real SMTP server (aiosmtpd, started by `.ci/smtp-server`), read back from its maildir.
 /// Each test runs on an event loop of its own (`OwnEventLoop`), so a busy cooperative pool cannot hold up its
 /// task until the client's timeouts cut off a session the server has answered.
-@Suite(.enabled(if: SMTPTestServer.current != nil, SMTPTestServer.unavailable))
+@Suite(.enabled(if: SMTPTestServer.current != nil, SMTPTestServer.unavailable), .tags(.smtp))
 struct SMTPMailDeliveryTests {
     let server = SMTPTestServer.current!
     let log = LogCapture()

@@ -13,7 +13,7 @@ import Testing
 
 /// Administration against a live chatterd: what a disabled account can no longer do, changes made by
 /// another process on the same SQLite file, and the admin pages' access rules, forms and audit.
-@Suite struct AdminTests {
+@Suite(.tags(.bothDatabases)) struct AdminTests {
     let operatorLogin = AuditActor.commandLine(login: "ops")
 
     @Test(arguments: StoreBackend.available)

@@ -9,7 +9,7 @@ import Testing
 
 /// `/ready`: the database answers with the schema this chatterd knows, and every configured provider's keys
 /// are held; `/health` only says the process answers.
-@Suite struct ReadinessTests {
+@Suite(.tags(.bothDatabases)) struct ReadinessTests {
     struct Unreachable: JWKSSource {
         var description: String { "https://keys.invalid/certs" }
         func fetch() async throws -> (json: [UInt8], maxAge: Double?) { throw JWKSFetchError(reason: "connection refused") }

@@ -10,7 +10,7 @@ import Testing
 
 /// Passkeys through the native API, on every backend, with a software authenticator answering as a
 /// platform one does: adding one, signing up and in with one, the account's list, and what must fail.
-@Suite struct PasskeyFlowTests {
+@Suite(.tags(.bothDatabases)) struct PasskeyFlowTests {
     static func authenticator(origin: String = Harness.passkeyOrigin, counts: Bool = false) -> SoftwareAuthenticator {
         SoftwareAuthenticator(origin: origin, countsSignatures: counts)
     }

@@ -230,7 +230,7 @@ import Testing
     /// zbar reads back what was encoded: a realistic enrolment URI at each level, and printable ASCII of
     /// lengths that need versions 1, 2, 7 (the first with version information), 10 (16-bit count), 15, 22 and
     /// 40 at each level. Printable ASCII because zbarimg re-encodes other bytes as text.
-    @Test func aRealDecoderReadsEverySymbolBack() async throws {
+    @Test(.tags(.zbar)) func aRealDecoderReadsEverySymbolBack() async throws {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/zbarimg" }
         guard let zbarimg = (path + ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"]).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("skipping the zbar check: zbarimg is not installed")

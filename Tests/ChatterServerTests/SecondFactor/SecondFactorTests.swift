@@ -11,7 +11,7 @@ import Testing
 
 /// The second factor through the native API on every database: enrolment confirmed by a first code, the
 /// second step of every sign-in method, recovery codes, turning it off, and the limits under parallel load.
-@Suite struct SecondFactorTests {
+@Suite(.tags(.bothDatabases)) struct SecondFactorTests {
     static let password = "correct horse battery staple"
     static let email = "ada@example.com"
 
@@ -275,7 +275,7 @@ import Testing
 }
 
 /// Step-up: what matters takes a second factor passed in the last ten minutes, on accounts that have one.
-@Suite struct StepUpTests {
+@Suite(.tags(.bothDatabases)) struct StepUpTests {
     let base = SecondFactorTests()
 
     @Test(arguments: StoreBackend.available)
@@ -336,7 +336,7 @@ import Testing
 }
 
 /// An operator resets the second factor of an owner who lost both the app and the codes.
-@Suite struct SecondFactorResetTests {
+@Suite(.tags(.bothDatabases)) struct SecondFactorResetTests {
     @Test(arguments: StoreBackend.available)
     func anOperatorResetIsAuditedMailedAndLeavesOneFactor(backend: StoreBackend) async throws {
         try await Harness.run(backend: backend) { h async throws in
@@ -366,7 +366,7 @@ import Testing
 }
 
 /// A device that passed the second step and asked to be remembered skips it, never past a password change.
-@Suite struct RememberedDeviceTests {
+@Suite(.tags(.bothDatabases)) struct RememberedDeviceTests {
     let base = SecondFactorTests()
 
     @Test(arguments: StoreBackend.available)
@@ -430,7 +430,7 @@ import Testing
 }
 
 /// Every one-factor way into an address's account asks: the emailed code, a reset, a sign-up on the address.
-@Suite struct SecondStepEverywhereTests {
+@Suite(.tags(.bothDatabases)) struct SecondStepEverywhereTests {
     let base = SecondFactorTests()
 
     @Test(arguments: StoreBackend.available)
@@ -519,7 +519,7 @@ import Testing
 }
 
 /// An enrolment's first code is a guess like any other: counted on the waiting authenticator, within the limit.
-@Suite struct EnrolmentGuessTests {
+@Suite(.tags(.bothDatabases)) struct EnrolmentGuessTests {
     let base = SecondFactorTests()
 
     @Test(arguments: StoreBackend.available)

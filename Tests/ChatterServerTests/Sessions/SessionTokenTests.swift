@@ -11,7 +11,7 @@ import Testing
 
 /// Session tokens carry a tag under the database's key, so a token chatterd never issued is refused
 /// before any lookup.
-@Suite struct SessionTokenTests {
+@Suite(.tags(.bothDatabases)) struct SessionTokenTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func aTaggedTokenIsRecognizedAndNothingElseIs() {

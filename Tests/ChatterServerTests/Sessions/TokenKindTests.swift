@@ -10,7 +10,7 @@ import Testing
 
 /// A native session's access token sent where its refresh token goes is an unknown refresh token on every
 /// database: the tag covers the kind, so it names no session and ends none (it was "reuse" on SQLite).
-@Suite struct TokenKindTests {
+@Suite(.tags(.bothDatabases)) struct TokenKindTests {
     @Test(arguments: StoreBackend.available)
     func anAccessTokenAtTheRefreshRouteIsRefusedAndEndsNothing(backend: StoreBackend) async throws {
         try await Harness.run(backend: backend) { h async throws in
@@ -33,7 +33,7 @@ import Testing
 
 /// Found in review: every refresh batch emptied the whole session cache, so a client refreshing in a loop
 /// sent everyone's lookups to the database. A rotation now evicts the sessions it changed and no other.
-@Suite struct SessionCacheEvictionTests {
+@Suite(.tags(.bothDatabases)) struct SessionCacheEvictionTests {
     @Test(arguments: StoreBackend.available)
     func aRefreshEvictsOnlyTheSessionItRotated(backend: StoreBackend) async throws {
         try await backend.withStore { store in

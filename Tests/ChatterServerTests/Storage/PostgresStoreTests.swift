@@ -10,7 +10,7 @@ import Testing
 
 /// What only a database shared by several instances can show: stores opened side by side on one schema,
 /// as several chatterd processes would.
-@Suite(.enabled(if: PostgresTestDatabase.url != nil, PostgresTestDatabase.unavailable))
+@Suite(.enabled(if: PostgresTestDatabase.url != nil, PostgresTestDatabase.unavailable), .tags(.bothDatabases))
 struct PostgresStoreTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 

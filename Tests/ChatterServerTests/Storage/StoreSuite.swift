@@ -43,7 +43,7 @@ extension ChatterStore {
     }
 }
 
-@Suite struct StoreSuite {
+@Suite(.tags(.bothDatabases)) struct StoreSuite {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let ada = IdentityKey(issuer: "https://accounts.google.com", subject: "1")
     let appleAda = IdentityKey(issuer: "https://appleid.apple.com", subject: "001.abc")

@@ -13,7 +13,7 @@ import Testing
 /// Passkeys on the pages, on every backend: each ceremony's two requests as `chatter.js` makes them
 /// (options as JSON, then the form with the credential), with a software authenticator in the browser's
 /// place; renaming and removing as plain forms; and what a forged, replayed or foreign form gets.
-@Suite struct PasskeyPagesTests {
+@Suite(.tags(.bothDatabases)) struct PasskeyPagesTests {
     static func credentialJSON(_ value: some Encodable) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }

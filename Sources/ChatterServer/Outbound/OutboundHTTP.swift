@@ -1,3 +1,4 @@
+import ChatterCore
 import AsyncHTTPClient
 import Foundation
 import NIOCore

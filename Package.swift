@@ -244,48 +244,62 @@ let package = Package(
 )
 
 // MARK: - Fuzzing (only with CHATTER_FUZZ set) ------------------------------------------------------------
-// libFuzzer targets under Fuzz/, one executable each; `.ci/fuzz` builds them with
-// `CHATTER_FUZZ=1 swift build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address` and runs them.
+// libFuzzer targets under Fuzz/, one executable each, depending only on the layers that hold their parser;
+// `.ci/fuzz` builds and runs them (Fuzz/README.md). Two ways to instrument:
+// - `CHATTER_FUZZ=deep` (`.ci/fuzz`'s default): `swift build --scratch-path .build-fuzz -Xswiftc
+//   -sanitize=fuzzer,address` instruments every Swift module, dependencies too (a cold build of them all).
+// - `CHATTER_FUZZ=project` (`.ci/fuzz --project`, CI): only chatterd's own modules are instrumented, here
+//   through unsafeFlags, so the build reuses `.build`'s dependencies as `swift build` left them and compiles
+//   chatterd's modules again (a later `swift build` compiles them back).
 // Without the variable the package is exactly as above, so `swift build` and `swift test` never see them.
-if Context.environment["CHATTER_FUZZ"] != nil {
+if let mode = Context.environment["CHATTER_FUZZ"] {
+    let domain: [Target.Dependency] = ["ChatterCore", "ChatterDomain"]
+    let edge: [Target.Dependency] = ["ChatterCore", "ChatterDomain", "ChatterServer", "ChatterWire"]
     let fuzzers: [(product: String, directory: String, dependencies: [Target.Dependency])] = [
-        ("fuzz-id-token", "IDToken", []),
-        ("fuzz-jwks", "JWKS", []),
+        ("fuzz-id-token", "IDToken", domain),
+        ("fuzz-jwks", "JWKS", domain),
         (
             "fuzz-request-bodies", "RequestBodies",
-            [
-                "ChatterWire", .product(name: "Hummingbird", package: "hummingbird", condition: server),
+            edge + [
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
             ]
         ),
-        ("fuzz-email-address", "EmailAddress", []),
+        ("fuzz-email-address", "EmailAddress", ["ChatterCore"]),
         (
             "fuzz-cookies", "Cookies",
-            [
+            edge + [
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
             ]
         ),
-        ("fuzz-forwarded", "Forwarded", []),
-        ("fuzz-smtp-reply", "SMTPReply", [.product(name: "NIOCore", package: "swift-nio", condition: server)]),
-        ("fuzz-web-forms", "WebForms", ["ChatterWire", .product(name: "Mustache", package: "swift-mustache", condition: server)]),
-        ("fuzz-cbor", "CBOR", []),
-        ("fuzz-passkey-responses", "PasskeyResponses", ["ChatterWire", .product(name: "X509", package: "swift-certificates", condition: server)]),
+        ("fuzz-forwarded", "Forwarded", ["ChatterCore"]),
+        ("fuzz-smtp-reply", "SMTPReply", domain + [.product(name: "NIOCore", package: "swift-nio", condition: server)]),
+        ("fuzz-web-forms", "WebForms", edge + [.product(name: "Mustache", package: "swift-mustache", condition: server)]),
+        ("fuzz-cbor", "CBOR", domain),
+        ("fuzz-passkey-responses", "PasskeyResponses", domain + ["ChatterWire", .product(name: "X509", package: "swift-certificates", condition: server)]),
         (
             "fuzz-second-factor", "SecondFactor",
-            [
-                "ChatterWire", .product(name: "Hummingbird", package: "hummingbird", condition: server),
+            edge + [
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
             ]
         ),
     ]
+    let sanitize: [SwiftSetting] = mode == "project" ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+    let link: [LinkerSetting] = mode == "project" ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+    if mode == "project" {
+        for target in package.targets where ["ChatterWire", "ChatterCore", "ChatterDomain", "ChatterServer"].contains(target.name) {
+            target.swiftSettings = (target.swiftSettings ?? []) + sanitize
+        }
+    }
     // The libFuzzer driver call and a way to run async code from the synchronous fuzz callback.
-    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict + sanitize))
     for fuzzer in fuzzers {
         package.targets.append(
             .executableTarget(
-                name: "Fuzz" + fuzzer.directory, dependencies: ["ChatterServer", "FuzzSupport"] + fuzzer.dependencies,
-                path: "Fuzz/" + fuzzer.directory, swiftSettings: strict))
+                name: "Fuzz" + fuzzer.directory, dependencies: ["FuzzSupport"] + fuzzer.dependencies,
+                path: "Fuzz/" + fuzzer.directory, swiftSettings: strict + sanitize, linkerSettings: link))
         package.products.append(.executable(name: fuzzer.product, targets: ["Fuzz" + fuzzer.directory]))
     }
 }

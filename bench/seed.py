@@ -1,6 +1,6 @@
 """Every SQL statement the bench scripts use, in one place, so a schema change is fixed here only.
 
-Written against schema version 10 (Sources/ChatterServer/Storage/SQLite/SQLiteMigrations.swift). Seeding
+Written against schema version 10 (Sources/ChatterStorage/SQLite/SQLiteMigrations.swift). Seeding
 through the HTTP API is preferred; direct SQL is used only where the API would take too long (a million
 sessions), and only on a database chatterd created (so its migrations ran) and is not running on.
 """
@@ -23,7 +23,7 @@ ISSUER = "https://accounts.google.com"
 def seeded_token(key, i):
     """The chatterID of seeded session i: 43 base64url characters like a real one, derived, not stored:
     24 bytes of SHA-256("bench-session-i") and their 8-byte tag, HMAC-SHA256 under the database's
-    session token key (`SessionTokenKey` in Sources/ChatterServer/Sessions/SessionToken.swift)."""
+    session token key (`SessionTokenKey` in Sources/ChatterCore/Tokens/SessionToken.swift)."""
     random = hashlib.sha256(b"bench-session-%d" % i).digest()[:24]
     tag = hmac.new(key, random, hashlib.sha256).digest()[:8]
     return base64.urlsafe_b64encode(random + tag).rstrip(b"=").decode()
@@ -199,7 +199,7 @@ def integrity_check(db_path):
 
 class PostgresDatabase:
     """A database of its own on a PostgreSQL server, for one bench run, reached with psql (written
-    against PostgreSQL migration 3, Sources/ChatterServer/Storage/Postgres/PostgresMigrations.swift)."""
+    against PostgreSQL migration 3, Sources/ChatterStorage/Postgres/PostgresMigrations.swift)."""
 
     PG_SCHEMA_VERSION = 9
 

@@ -13,7 +13,6 @@ import Hummingbird
 @testable import ChatterCore
 @testable import ChatterDomain
 @testable import ChatterServer
-@testable import ChatterStorage
 
 let site = URL(string: "https://chatter.example/")!
 

@@ -4,9 +4,6 @@
 import FuzzSupport
 
 @testable import ChatterCore
-@testable import ChatterDomain
-@testable import ChatterServer
-@testable import ChatterStorage
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -7,9 +7,6 @@
 // dropped), and otherwise an extra trusted-proxy entry (comma-separated) added to a fixed list.
 
 import ChatterCore
-import ChatterDomain
-import ChatterServer
-import ChatterStorage
 import FuzzSupport
 
 /// Loopback, private IPv4, unique-local IPv6, a documentation range, and one single address.

@@ -11,8 +11,6 @@ import FuzzSupport
 
 @testable import ChatterCore
 @testable import ChatterDomain
-@testable import ChatterServer
-@testable import ChatterStorage
 
 enum Fixture {
     /// The checkout's root, three levels above this file.

@@ -16,8 +16,6 @@ import X509
 
 @testable import ChatterCore
 @testable import ChatterDomain
-@testable import ChatterServer
-@testable import ChatterStorage
 
 enum Fixture {
     struct Entry: Decodable {

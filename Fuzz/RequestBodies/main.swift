@@ -14,7 +14,6 @@ import NIOCore
 @testable import ChatterCore
 @testable import ChatterDomain
 @testable import ChatterServer
-@testable import ChatterStorage
 
 /// Decodes `body` as `T` the way the routes do. A decoded value must survive the trip a client's request
 /// makes: ChatterKit encodes these same wire types, so encoding and decoding again must give it back.

@@ -10,8 +10,6 @@ import NIOCore
 
 @testable import ChatterCore
 @testable import ChatterDomain
-@testable import ChatterServer
-@testable import ChatterStorage
 
 struct Transcript: Equatable, CustomStringConvertible {
     var replies: [SMTPReply] = []

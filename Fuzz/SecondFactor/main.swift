@@ -15,7 +15,6 @@ import NIOCore
 @testable import ChatterCore
 @testable import ChatterDomain
 @testable import ChatterServer
-@testable import ChatterStorage
 
 let totp = TOTP(secret: Array("12345678901234567890".utf8))
 let at = Date(timeIntervalSince1970: 1_234_567_890)

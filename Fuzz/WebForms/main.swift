@@ -17,7 +17,6 @@ import Mustache
 @testable import ChatterCore
 @testable import ChatterDomain
 @testable import ChatterServer
-@testable import ChatterStorage
 
 let visitor = WebVisitor(browserID: String(repeating: "b", count: 43), isNewBrowser: false, session: nil)
 

@@ -1,7 +1,6 @@
 import ChatterCore
 import Foundation
 
-
 /// Where a provider's JSON Web Key Set comes from.
 public protocol JWKSSource: Sendable {
     /// The key set's JSON and how long it may be cached, when the source says.

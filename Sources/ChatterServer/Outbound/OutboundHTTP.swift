@@ -1,5 +1,5 @@
-import ChatterCore
 import AsyncHTTPClient
+import ChatterCore
 import Foundation
 import NIOCore
 

@@ -13,7 +13,14 @@ import Testing
 enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     case sqlite, postgres
 
-    static let available: [StoreBackend] = PostgresTestDatabase.url == nil ? [.sqlite] : [.sqlite, .postgres]
+    /// `CHATTER_TEST_BACKENDS` (`postgres`, `sqlite`, or both comma-separated) narrows it: CI's services pass
+    /// runs the PostgreSQL cases alone, since the newcomer's pass before it ran SQLite's.
+    static let available: [StoreBackend] = {
+        let here: [StoreBackend] = PostgresTestDatabase.url == nil ? [.sqlite] : [.sqlite, .postgres]
+        guard let names = ProcessInfo.processInfo.environment["CHATTER_TEST_BACKENDS"] else { return here }
+        let chosen = names.split(separator: ",").compactMap { StoreBackend(rawValue: String($0)) }
+        return here.filter(chosen.contains)
+    }()
 
     var testDescription: String { rawValue }
 

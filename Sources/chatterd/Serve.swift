@@ -82,6 +82,9 @@ struct Serve: AsyncParsableCommand {
         if !config.adminRequiresSecondFactor {
             logger.warning("--admin-second-factor off: operators use /admin without a second factor; for development only")
         }
+        for problem in config.passkeyProblems {
+            logger.warning("passkeys will not work in a browser: \(problem)")
+        }
         if config.appleClientIDs.isEmpty {
             logger.notice("no Apple client IDs configured: Sign in with Apple is off until --apple-client-id is given")
         }

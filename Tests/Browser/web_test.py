@@ -60,17 +60,17 @@ def check(condition, message):
 class Server:
     """chatterd on a free loopback port, over HTTPS with its development certificate."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, extra=(), scheme="https", host="127.0.0.1"):
         self.binary = binary
         self.data = tempfile.mkdtemp(prefix="chatter-web-")
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        self.base = f"https://127.0.0.1:{self.port}"
+        self.base = f"{scheme}://{host}:{self.port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("CHATTERD_")}
         self.log = open(os.path.join(self.data, "chatterd.log"), "w")
         self.process = subprocess.Popen(
-            [binary, "--data-dir", self.data, "--port", str(self.port), "--bcrypt-cost", "4"],
+            [binary, "--data-dir", self.data, "--port", str(self.port), "--bcrypt-cost", "4", *extra],
             stdout=subprocess.PIPE, stderr=self.log, env=env, text=True)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -102,6 +102,16 @@ class Server:
                 return re.search(r"\b(\d{6})\b", sorted(mails)[-1][1]).group(1)
             time.sleep(0.1)
         raise AssertionError(f"no code mailed to {address}")
+
+    def mails_to(self, address):
+        """How many mails the outbox holds for `address`."""
+        outbox = os.path.join(self.data, "outbox")
+        count = 0
+        for name in os.listdir(outbox) if os.path.isdir(outbox) else []:
+            with open(os.path.join(outbox, name)) as handle:
+                if address in (email.message_from_file(handle)["To"] or ""):
+                    count += 1
+        return count
 
     def api(self, method, path, body=None, bearer=None, user_agent="ChatterApp/1.0 CFNetwork Darwin iPhone"):
         """The native API, as an app would call it. `user_agent` goes on the wire as UTF-8."""
@@ -282,6 +292,28 @@ def run(server, shots):
         visit.page("timeline-signed-in")
         step("post a chatt; markup in it shows as text")
 
+        # Two clicks on "Post" (issue 44): the first marks the form busy and the second sends nothing; the
+        # server would take a repeat of the same rendering as the same post anyway.
+        count = len(visit.finds(".chatt"))
+        visit.fill("#message", "posted once, clicked twice")
+        old = visit.find("html")
+        state = driver.execute_script(
+            "const b = arguments[0]; b.click(); const busy = [b.form.getAttribute('aria-busy'), b.textContent]; b.click(); return busy;",
+            visit.find("form[action='/post'] button"))
+        WebDriverWait(driver, 15).until(lambda _: visit.detached(old))
+        check(state == ["true", "Sending…"], f"the button shows it is working: {state}")
+        check(len(visit.finds(".chatt")) == count + 1, f"one chatt for two clicks ({len(visit.finds('.chatt'))} after {count})")
+        # Arabic and Hebrew read right to left: user text carries dir="auto".
+        visit.fill("#message", "مرحبا بالعالم")
+        visit.submit("form[action='/post'] button")
+        direction = driver.execute_script("const m = document.querySelector('.chatt .message'); return [m.getAttribute('dir'), getComputedStyle(m).direction];")
+        check(direction == ["auto", "rtl"], f"an Arabic chatt reads right to left: {direction}")
+        icon = driver.execute_script("return document.querySelector('link[rel=icon]').href")
+        fetched = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1]; fetch(arguments[0]).then(r => done([r.status, r.headers.get('content-type')]));", icon)
+        check(fetched == [200, "image/svg+xml"], f"the favicon is served: {fetched}")
+        step("two clicks on Post make one chatt and the button shows it is working; Arabic reads right to left; a favicon")
+
         # Times are shown in the reader's time zone (the browser runs with TZ=Asia/Tokyo).
         stamp = visit.find(".chatt time")
         check("UTC" not in stamp.text and stamp.get_attribute("title").endswith("Z"), f"local time shown: {stamp.text!r}")
@@ -368,6 +400,33 @@ def run(server, shots):
         status, _ = server.api("GET", "/v1/me", bearer=app["accessToken"])
         check(status == 401, "the app's session ended with the account")
         step("delete the account after a confirmation step")
+
+        # The code step (issue 44): a double click on "Email me a code" lands on the field for the code already
+        # sent; a wrong code keeps what was typed and the focus; five wrong tries close the code and offer a new one.
+        visit.go("/auth")
+        visit.fill("#code-email", "twice@example.com")
+        old = visit.find("html")
+        driver.execute_script("const b = arguments[0]; b.click(); b.click();", visit.find("#code-email ~ button"))
+        WebDriverWait(driver, 15).until(lambda _: visit.detached(old))
+        check(driver.current_url.endswith("/auth/code") and visit.finds("#code"), f"the code step, with its field: {driver.current_url}")
+        check(server.mails_to("twice@example.com") == 1, f"one code mailed, not {server.mails_to('twice@example.com')}")
+        check(driver.execute_script("return document.activeElement.id") == "code", "the focus is in the code field")
+        code = server.latest_code("twice@example.com")
+        wrong = "000000" if code != "000000" else "111111"
+        visit.fill("#code", wrong)
+        visit.submit("form[action='/auth/code/verify'] button")
+        check("not right" in visit.find(".error").text, "a wrong code is refused with a message")
+        check(visit.find("#code").get_attribute("value") == wrong and driver.execute_script("return document.activeElement.id") == "code",
+              "what was typed stays in the field, which has the focus")
+        visit.page("code-refused")
+        for _ in range(4):
+            visit.submit("form[action='/auth/code/verify'] button")
+        check("typed wrong 5 times" in visit.find("[data-code-closed]").text and not visit.finds("#code"), "five wrong tries close the code")
+        visit.page("code-closed")
+        driver.back()
+        check(driver.current_url.endswith("/auth/code") and visit.finds("[data-code-closed]"), "Back shows a page (post/redirect/get), not a form sent again")
+        check(visit.find("form.resend button").text == "Send a new code to twice@example.com", "the way forward is a new code")
+        step("a double click on 'Email me a code' sends one code and lands on its field; a refusal keeps the text and focus; five wrong tries ask for a new code")
 
         # An operator: granted from the command line, then the admin pages in the browser.
         server.native_sign_in("operator@example.com")
@@ -560,6 +619,10 @@ def second_factor(server, shots):
         visit.submit("form[action='/auth/password'] button")
         check(driver.current_url.split("?")[0].endswith("/auth/second-factor") and visit.signed_in_as() is None, "the password alone signs no one in")
         visit.page("second-factor")
+        remember = visit.finds("input[name='remember']")
+        if remember:
+            box, label = remember[0].rect, remember[0].find_element(By.XPATH, "..").rect
+            check(box["width"] < 40 and label["height"] < 2.5 * box["height"] + 10, f"the checkbox sits beside its label: {box} in {label}")
         visit.fill("#code", "000000" if app.code() != "000000" else "111111")
         visit.submit("form[action='/auth/second-factor'] button")
         check("not right" in visit.find(".error").text, "a wrong code is refused with a message")
@@ -584,7 +647,8 @@ def second_factor(server, shots):
         # deleting the account asks for one first.
         status, pending = server.api("POST", "/v1/auth/password/signin", {"email": "kat@example.com", "password": "a second factor phrase"})
         check(status == 403 and pending["error"] == "second_factor_required", f"the native API asks too: {status} {pending}")
-        status, native = server.api("POST", "/v1/auth/mfa/verify", {"token": pending["secondFactor"]["token"], "code": app.code()})
+        used = app.code()
+        status, native = server.api("POST", "/v1/auth/mfa/verify", {"token": pending["secondFactor"]["token"], "code": used})
         check(status == 200, f"the app completes its sign-in with a code ({status})")
         visit.go("/account")
         visit.submit("button[value='this']")
@@ -596,12 +660,16 @@ def second_factor(server, shots):
         visit.go("/account/delete")
         check(driver.current_url.split("?")[0].endswith("/account/verify"), f"deleting asks for the second factor first, not {driver.current_url}")
         visit.page("verify")
+        # The code the app just signed in with is spent: refused, with what to do instead (issue 44).
+        visit.fill("#code", used)
+        visit.submit("form[action='/account/verify'] button")
+        check("used already" in visit.find(".error").text and "next one" in visit.find(".error").text, f"a spent code is refused, saying to wait: {visit.find('.error').text}")
         visit.fill("#code", app.code())
         visit.submit("form[action='/account/verify'] button")
         check(driver.current_url.endswith("/account/delete"), "back on the deletion page")
         visit.submit("main form button")
         check("deleted" in visit.find(".notice").text, "the account is deleted")
-        step("confirm it is you with the app's code before deleting the account")
+        step("confirm it is you with the app's code before deleting the account (the code just spent at sign-in is refused, saying to wait for the next)")
     finally:
         driver.quit()
 
@@ -687,6 +755,40 @@ def passkeys(server, shots):
         driver.quit()
 
 
+def plain_http_passkeys(binary, shots):
+    """`chatterd --http` for development (issue 44): passkeys work at http://localhost:PORT, the origin the
+    server now defaults to there; at another address the page says so before the browser makes a credential."""
+    server = Server(binary, extra=["--http"], scheme="http", host="localhost")
+    driver = browser()
+    try:
+        log = open(server.log.name).read()
+        check("passkeys will not work" not in log, f"no passkey warning for --http on localhost: {log[-500:]}")
+        visit = Visit(driver, server, shots)
+        visit.go("/")
+        driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
+            protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True, has_user_verification=True, is_user_verified=True))
+        visit.sign_in_with_code("plain@example.com", shoot=False)
+        check(visit.signed_in_as() == "plain", f"signed in over plain http on localhost, not {visit.signed_in_as()}")
+        visit.go("/account")
+        visit.submit("form[action='/account/passkeys/add'] button")
+        check("passkey is added" in visit.find(".notice").text, f"a passkey added over --http: {visit.find('main').text[:200]!r}")
+        step("with --http, a passkey is added at http://localhost:PORT (the default origin follows the listener)")
+
+        held = len(driver.get_credentials())
+        other = Visit(driver, server, None, base=f"http://127.0.0.1:{server.port}")
+        other.go("/auth")
+        WebDriverWait(driver, 10).until(lambda _: other.find("[data-passkey-only]").is_displayed())
+        other.find("form[action='/auth/passkey'] button").click()
+        WebDriverWait(driver, 10).until(lambda _: other.find("form[action='/auth/passkey'] [data-passkey-error]").is_displayed())
+        said = other.find("form[action='/auth/passkey'] [data-passkey-error]").text
+        check("do not work at this address" in said and f"http://localhost:{server.port}" in said, f"the page names where passkeys work: {said!r}")
+        check(len(driver.get_credentials()) == held, "the browser was never asked, so it made nothing")
+        step("at another address the passkey button says where passkeys work, before the browser is asked")
+    finally:
+        driver.quit()
+        server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chatterd", required=True)
@@ -698,6 +800,7 @@ def main():
     server = Server(args.chatterd)
     try:
         run(server, args.screenshots)
+        plain_http_passkeys(args.chatterd, args.screenshots)
     except Exception:
         print("not ok - the walk stopped; chatterd's log follows", file=sys.stderr)
         print(open(os.path.join(server.data, "chatterd.log")).read()[-4000:], file=sys.stderr)

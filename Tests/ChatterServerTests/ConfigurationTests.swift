@@ -117,6 +117,29 @@ import Testing
 
     /// The passkeys' relying party: derived from the host names and port, or set; trust anchors are read at
     /// start, and a file that is not PEM certificates stops chatterd.
+    /// `--http` on localhost is a browser's secure context: the default origin follows the listener there, and
+    /// settings under which no browser can use a passkey are named at start (issue 44).
+    @Test func passkeysFollowThePlainHTTPListenerAndImpossibleSettingsAreNamed() throws {
+        var plain = ServerConfiguration()
+        try plain.apply(environment: [:], arguments: ["--http", "--port", "8080"])
+        #expect(plain.relyingParty.origins == ["http://localhost:8080"])
+        #expect(plain.passkeyProblems.isEmpty, "\(plain.passkeyProblems)")
+        #expect(ServerConfiguration().passkeyProblems.isEmpty)
+        var proxied = ServerConfiguration()
+        try proxied.apply(environment: [:], arguments: ["--http", "--host", "chatter.example", "--port", "443"])
+        #expect(proxied.relyingParty.origins == ["https://chatter.example"], "plain HTTP elsewhere is a TLS proxy's back end")
+        #expect(proxied.passkeyProblems.isEmpty)
+        var address = ServerConfiguration()
+        try address.apply(environment: [:], arguments: ["--passkey-rp-id", "192.168.1.20"])
+        #expect(address.passkeyProblems.contains { $0.contains("is an IP address") })
+        var elsewhere = ServerConfiguration()
+        try elsewhere.apply(
+            environment: ["CHATTERD_PASSKEY_ORIGINS": "https://other.example,http://chatter.example"], arguments: ["--passkey-rp-id", "chatter.example"])
+        #expect(elsewhere.passkeyProblems.contains { $0.contains("https://other.example is not on the relying party ID") })
+        #expect(elsewhere.passkeyProblems.contains { $0.contains("http://chatter.example is plain http") })
+        #expect(elsewhere.passkeyProblems.count == 2)
+    }
+
     @Test func thePasskeyRelyingPartyIsDerivedOrSetAndItsAnchorsReadAtStart() async throws {
         var derived = ServerConfiguration()
         try derived.apply(environment: [:], arguments: ["--host", "chatter.example", "--port", "443"])

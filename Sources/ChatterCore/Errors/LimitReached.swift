@@ -3,6 +3,8 @@
 public struct LimitReached: Error, Equatable {
     public enum Limit: String, Sendable {
         case emailCode = "email_code"
+        /// A code went to the address within the cooldown: the one sent may still be on its way.
+        case emailCodeResend = "email_code_resend"
         case passwordSignIn = "password_sign_in"
         case passwordChange = "password_change"
         case webSession = "web_session"

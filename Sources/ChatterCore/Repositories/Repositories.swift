@@ -372,7 +372,8 @@ extension AdminRepository {
 }
 
 public protocol ChattRepository: Sendable {
-    /// Throws `StoreError.userGone` when the author was deleted meanwhile.
+    /// Throws `StoreError.userGone` when the author was deleted meanwhile. A chatt whose id is already
+    /// stored is a repeat of the same post (`Timeline.post(_:by:key:)`) and is left out, in one statement.
     func addChatt(_ chatt: Chatt) async throws
     /// Every chatt, oldest first, handed to `body` one at a time as the database reads them, so a long
     /// timeline is never held whole (`allChatts()` collects them). A row that does not read as a chatt

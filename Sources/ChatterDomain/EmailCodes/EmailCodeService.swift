@@ -23,6 +23,8 @@ public struct EmailCodeService: Sendable {
     public enum Failure: Error, Equatable {
         /// Too many requests: retry after this many seconds.
         case limited(retryAfter: Int)
+        /// A code went to this address moments ago (the cooldown): it may still be on its way.
+        case coolingDown(retryAfter: Int)
         /// Wrong, expired, used up or never sent: the same answer for each, so guessers learn nothing.
         case invalidCode
     }
@@ -51,7 +53,7 @@ public struct EmailCodeService: Sendable {
     /// Sends a fresh code to `email` (already normalized). Earlier codes stay valid: a stranger asking for
     /// a code cancels nothing. A recognised `device` draws on its own allowance, so requests from elsewhere
     /// never stop the owner's device from getting a code. Every limit is counted before it is checked.
-    public func send(to email: String, purpose: Purpose, client: ClientInfo, device: DeviceTokens.Device? = nil) async throws -> EmailCodeResponse {
+    public func send(to email: String, purpose: Purpose, client: ClientInfo, device: DeviceTokens.Device? = nil) async throws -> Sent {
         let instant = now()
         let scope = device.map { "device:\($0.key)" } ?? "address"
         if try await store.hit(RateLimitKeys.emailCodes(scope: scope, email: email), window: 3600, at: instant) > limits.perAddressPerHour {
@@ -72,20 +74,39 @@ public struct EmailCodeService: Sendable {
             try await store.storeEmailCode(record, for: email, scope: scope, cooldown: limits.cooldown, maximumLive: limits.maximumLive)
         }
         if let wait {
-            throw Failure.limited(retryAfter: Int(wait.rounded(.up)))
+            throw Failure.coolingDown(retryAfter: Int(wait.rounded(.up)))
         }
         let minutes = Int(limits.lifetime / 60)
         let message = MailMessage(
             from: sender, to: email, subject: "Your Chatter code",
             body: "\(purpose.sentence) \(code)\n\nIt expires in \(minutes) minutes and works once. If you did not ask for it, ignore this message.\n",
             code: code)
+        var delivery = Delivery.sent
         do {
             try await mail.send(message)
         } catch {
-            // The code is stored; say nothing to the client that depends on the mailbox, log for the operator.
+            // The code is stored either way; the failure is the mail server's answer about the address (or
+            // about itself), never about an account, so the pages may show it. Logged for the operator.
             logger.error("sending a code failed", metadata: ["error": "\(error)"])
+            delivery = (error as? MailError)?.recipientRefused == true ? .recipientRefused : .failed
         }
-        return EmailCodeResponse(resendAfter: Int(limits.cooldown), expiresIn: Int(limits.lifetime))
+        return Sent(response: EmailCodeResponse(resendAfter: Int(limits.cooldown), expiresIn: Int(limits.lifetime)), delivery: delivery)
+    }
+
+    /// What `send` did: the native API's answer, and whether the mail server took the message.
+    public struct Sent: Sendable, Equatable {
+        public var response: EmailCodeResponse
+        public var delivery: Delivery
+    }
+
+    /// The mail server's answer. The native API answers 202 whatever it is (the code is stored, and the app
+    /// offers a resend); the pages show a refusal as one.
+    public enum Delivery: Sendable, Equatable {
+        case sent
+        /// Refused for good: the address is what to fix.
+        case recipientRefused
+        /// Not delivered for another reason (the mail server unreachable): try again later.
+        case failed
     }
 
     /// Consumes `email`'s code when `code` is one of its live codes. The guess is counted before anything

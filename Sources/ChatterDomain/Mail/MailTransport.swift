@@ -27,5 +27,11 @@ public protocol MailTransport: Sendable {
 /// A delivery failure, with what the server said, for the operator's log.
 public struct MailError: Error, CustomStringConvertible, Equatable {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The mail server refused the recipient for good (a 5xx answer to RCPT TO): the address, not the
+    /// server, is what to fix. The pages say so; a retry would be refused again.
+    public var recipientRefused: Bool
+    public init(_ description: String, recipientRefused: Bool = false) {
+        self.description = description
+        self.recipientRefused = recipientRefused
+    }
 }

@@ -4,8 +4,10 @@ import ChatterCore
 public enum SecondFactorError: Error, Equatable {
     /// The first factor passed; the sign-in waits for a code (`challenge`, nil where no second step can follow).
     case required(SecondFactorChallengeToken?)
-    /// A code that is wrong, used already, or of a step too far from now: one answer for each.
+    /// A code that is wrong, or of a step too far from now.
     case invalidCode
+    /// The app's current code, used already (each step is taken once): wait for the next one.
+    case codeUsed
     /// The waiting sign-in is unknown, expired or completed.
     case stepExpired
     /// An enrolment on an account that has a confirmed authenticator.

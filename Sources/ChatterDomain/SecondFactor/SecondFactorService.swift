@@ -203,14 +203,18 @@ package struct SecondFactorService: Sendable {
         // The guess is counted in the statement that reads the secret: one store step before anything is compared.
         guard let guess = try await store.takeGuess(userID: userID, window: Self.guessWindow, at: now()) else { throw SecondFactorError.notEnabled }
         try admit(guess)
+        var spent = false
         if let typed = TOTP.normalized(code) {
             // A step at or before the last one used is refused here without a write; the store decides the rest.
-            if let secret = openSecret(guess.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()), step > guess.lastStep {
-                if let hash {
-                    let (used, taken) = try await store.useTOTPStep(userID: userID, step: step, completing: hash, at: now())
-                    if used { return Checked(factor: .totp, completed: true, taken: taken) }
-                } else if try await store.useTOTPStep(userID: userID, step: step) {
-                    return Checked(factor: .totp)
+            if let secret = openSecret(guess.sealedSecret, for: userID), let step = TOTP(secret: secret).matchingStep(typed, at: now()) {
+                spent = true
+                if step > guess.lastStep {
+                    if let hash {
+                        let (used, taken) = try await store.useTOTPStep(userID: userID, step: step, completing: hash, at: now())
+                        if used { return Checked(factor: .totp, completed: true, taken: taken) }
+                    } else if try await store.useTOTPStep(userID: userID, step: step) {
+                        return Checked(factor: .totp)
+                    }
                 }
             }
         } else if let typed = RecoveryCode.normalized(code),
@@ -220,8 +224,11 @@ package struct SecondFactorService: Sendable {
             await notices.send(.recoveryCodeUsed(left: left), to: userID, client: client)
             return Checked(factor: .recoveryCode)
         }
-        await audit.record(.secondFactorFailed, user: userID, method: method, client: client)
-        throw SecondFactorError.invalidCode
+        await audit.record(.secondFactorFailed, user: userID, method: method, client: client, detail: spent ? "code used already" : nil)
+        // The app's code, right but spent (at sign-in moments ago, or by a request that won the race): never
+        // taken twice, and said so, since waiting for the next code is what helps. Only someone who has the
+        // secret types a spent code, so this tells a guesser nothing.
+        throw spent ? SecondFactorError.codeUsed : SecondFactorError.invalidCode
     }
 
     /// The secret in the clear; nil, logged for the operator (never with the secret), when it does not open:

@@ -16,12 +16,16 @@ package struct EmailCodeFlow: Sendable {
     }
 
     /// The answer is the same whether or not the address has an account: a code is sent either way.
-    package func send(to email: String, purpose: EmailCodeService.Purpose, client: ClientInfo, deviceToken: String?) async throws -> EmailCodeResponse {
+    package func send(to email: String, purpose: EmailCodeService.Purpose, client: ClientInfo, deviceToken: String?) async throws
+        -> EmailCodeService.Sent
+    {
         let device = try await devices.device(deviceToken, for: email)
         do {
             return try await codes.send(to: email, purpose: purpose, client: client, device: device)
         } catch EmailCodeService.Failure.limited(let seconds) {
             throw LimitReached.counted(.emailCode, retryAfter: seconds)
+        } catch EmailCodeService.Failure.coolingDown(let seconds) {
+            throw LimitReached.counted(.emailCodeResend, retryAfter: seconds)
         }
     }
 

@@ -1,5 +1,6 @@
 import ChatterCore
 import ChatterWire
+import Crypto
 import Foundation
 import NIOCore
 import Synchronization
@@ -76,9 +77,14 @@ package final class Timeline: Sendable {
 
     /// `draft` as a chatt by `author` (a signed-in user), or under the draft's name when posted anonymously.
     /// A post whose author was deleted while it ran is the client's bad luck, a `SessionError.accountGone`.
+    ///
+    /// `key`, when given, names this post across repeats (a form sent twice by a double click, a retry after
+    /// a lost answer): the chatt's id is derived from it and the author, and the store leaves out an id it
+    /// already has, so the post is made once however many times it arrives, at once or later.
     @discardableResult
-    package func post(_ draft: Draft, by author: User?) async throws -> Chatt {
-        let chatt = Chatt(name: author?.displayName ?? draft.name ?? "", message: draft.message, time: now(), userID: author?.id)
+    package func post(_ draft: Draft, by author: User?, key: String? = nil) async throws -> Chatt {
+        let id = key.map { Self.chattID(forKey: $0, author: author?.id) }
+        let chatt = Chatt(id: id, name: author?.displayName ?? draft.name ?? "", message: draft.message, time: now(), userID: author?.id)
         do {
             try await ChatterMetrics.database("add_chatt") { try await store.addChatt(chatt) }
         } catch StoreError.userGone {
@@ -86,6 +92,19 @@ package final class Timeline: Sendable {
         }
         invalidate()
         return chatt
+    }
+
+    /// The id a keyed post gets: SHA-256 of the author and the key, as a version-8 UUID (RFC 9562 §5.8). The
+    /// author is part of it, so no key chosen by one person can name another's chatt.
+    package static func chattID(forKey key: String, author: UUID?) -> UUID {
+        var bytes = Array(SHA256.hash(data: Array("chatterd post\n\(author?.uuidString ?? "-")\n\(key)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// The page size `text` asks for (the default when nil).

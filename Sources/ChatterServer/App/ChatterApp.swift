@@ -18,7 +18,10 @@ public enum ChatterApp {
         let router = Router(context: ChatterRequestContext.self)
         // First, so it times every request: counts and latency by route and status.
         if metrics != nil { router.add(middleware: RequestMetricsMiddleware()) }
-        let pages = WebPages(policy: WebPolicy(frameAncestors: configuration.webFrameAncestors, googleWebClientID: configuration.googleWebClientID))
+        let pages = WebPages(
+            policy: WebPolicy(
+                frameAncestors: configuration.webFrameAncestors, googleWebClientID: configuration.googleWebClientID,
+                passkeyOrigins: configuration.relyingParty.origins.filter { $0.hasPrefix("http") }))
         router.add(middleware: ErrorMiddleware(page: pages.errorPage))
         // Validated with the rest of the configuration; an invalid list trusts no one.
         let proxies = (try? TrustedProxies(configuration.trustedProxies)) ?? .none

@@ -104,9 +104,37 @@ public struct ServerConfiguration: Sendable {
     public var relyingParty: RelyingParty {
         let id = passkeyRPID ?? hostnames.first ?? "localhost"
         let android = appAssociation.androidApps.flatMap(\.origins)
-        let origins = passkeyOrigins.isEmpty ? ["https://\(id)" + (port == 443 ? "" : ":\(port)")] + android : passkeyOrigins
+        // The pages' own origin by default: plain HTTP on localhost is a browser's secure context, so `--http`
+        // for development gets `http://localhost:PORT`; anywhere else plain HTTP is a TLS proxy's back end.
+        let scheme = plainHTTP && id == "localhost" ? "http" : "https"
+        let defaultPort = scheme == "https" ? 443 : 80
+        let origins = passkeyOrigins.isEmpty ? ["\(scheme)://\(id)" + (port == defaultPort ? "" : ":\(port)")] + android : passkeyOrigins
         return RelyingParty(
             id: id, name: "Chatter", origins: origins, trustAnchors: passkeyTrustAnchors, requiresTrustedAttestation: passkeyRequireTrustedAttestation)
+    }
+
+    /// Why passkeys cannot work in a browser with these settings, for the warnings at start: WebAuthn takes
+    /// a domain for the relying party ID (no IP address), an origin on that domain or under it, and a secure
+    /// context (https, or http on localhost).
+    public var passkeyProblems: [String] {
+        let party = relyingParty
+        var problems: [String] = []
+        if party.id.contains(":") || party.id.split(separator: ".").allSatisfy({ $0.allSatisfy(\.isNumber) }) {
+            problems.append("the passkey relying party ID \(party.id) is an IP address; browsers take a domain: give --hostname or --passkey-rp-id")
+        }
+        for origin in party.origins where !origin.hasPrefix("android:") {
+            guard let url = URL(string: origin), let host = url.host, let scheme = url.scheme else {
+                problems.append("passkey origin \(origin) is not an origin such as https://example.org")
+                continue
+            }
+            if host != party.id, !host.hasSuffix("." + party.id) {
+                problems.append("passkey origin \(origin) is not on the relying party ID \(party.id): browsers refuse every ceremony from it")
+            }
+            if scheme == "http", host != "localhost", !host.hasSuffix(".localhost") {
+                problems.append("passkey origin \(origin) is plain http on a host other than localhost: browsers allow passkeys only on https")
+            }
+        }
+        return problems
     }
 
     /// The apps that share the passkeys; `validate()` reports entries that do not parse (here they are left out).

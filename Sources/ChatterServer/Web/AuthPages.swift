@@ -56,18 +56,31 @@ struct AuthPages {
         var start: String { self == .signin ? "/auth" : "/auth/\(rawValue)" }
     }
 
-    /// The address waiting for its code, kept in the browser between the two steps.
+    /// The address waiting for its code, kept in the browser between the two steps, with what the code step
+    /// must show next (post/redirect/get: a refused code redirects back to the page, which reads it here).
+    /// Only this origin can set a `__Host-` cookie, and whatever it holds is shown as escaped text; a
+    /// password is never kept.
     struct Pending: Codable {
         var email: String
         var purpose: Purpose
         var sentAt: Double
         var next: String?
+        /// Codes refused in this browser since the last one was sent: after the code's guesses, the page
+        /// says to ask for a new one rather than "wrong code" again (the server refuses the right one too).
+        var tries: Int?
+        /// Why the last attempt was refused, said once.
+        var problem: String?
+        /// What the person typed, kept for the page after a refusal (never a password).
+        var code: String?
+        var name: String?
+        /// A notice for the next showing ("a code went out moments ago").
+        var notice: String?
 
         var cookie: String {
             // fail-closed: a cookie that does not encode is empty and reads back as no pending address: the user starts again
             let json = (try? JSONEncoder().encode(self)) ?? Data()
             return WebCookie.make(
-                WebVisitor.pendingCookieName, Base64.encodeToString(bytes: json, options: [.base64UrlAlphabet, .omitPaddingCharacter]), maxAge: 600)
+                WebVisitor.pendingCookieName, Base64.encodeToString(bytes: json, options: [.base64UrlAlphabet, .omitPaddingCharacter]), maxAge: 900)
         }
 
         init(email: String, purpose: Purpose, sentAt: Double, next: String?) {
@@ -85,7 +98,7 @@ struct AuthPages {
         /// Whatever the browser sends back: an address that normalizes and a same-site `next`, or nothing.
         init?(cookie value: String) {
             // fail-closed: a cookie that does not decode is nil: no pending address, the user starts again
-            guard value.utf8.count <= 1024,
+            guard value.utf8.count <= Self.maximumCookieBytes,
                 let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
                 let pending = try? JSONDecoder().decode(Pending.self, from: Data(bytes)),
                 let email = EmailAddress.normalize(pending.email)
@@ -93,6 +106,21 @@ struct AuthPages {
             self = pending
             self.email = email
             self.next = pending.next.flatMap(WebSessions.sameSitePath)
+            self.tries = pending.tries.map { min(max($0, 0), 100) }
+            // Kept text is the page's own, bounded: anything longer is dropped, not shown.
+            self.problem = pending.problem.flatMap { $0.utf8.count <= 300 ? $0 : nil }
+            self.notice = pending.notice.flatMap { $0.utf8.count <= 300 ? $0 : nil }
+            self.code = pending.code.flatMap { $0.utf8.count <= 32 ? $0 : nil }
+            self.name = pending.name.flatMap { $0.exceeds(Limits.nameCharacters) ? nil : $0 }
+        }
+
+        static let maximumCookieBytes = 3000
+
+        /// The same address and step, without what was said or typed for the last showing.
+        var settled: Pending {
+            var pending = self
+            (pending.problem, pending.code, pending.name, pending.notice) = (nil, nil, nil, nil)
+            return pending
         }
     }
 
@@ -145,19 +173,51 @@ struct AuthPages {
         let wait: Int
         let waiting: Bool
         let restart: String
+        /// The code can still be typed: not expired, and fewer refusals than its guesses.
+        let open: Bool
+        /// Why it cannot, and what to do: ask for a new one.
+        let closed: String?
+        let minutes: Int
+        /// What was typed before a refusal, kept in its field (which then takes the focus).
+        let code: String
+        let name: String
+        let refused: Bool
     }
 
-    func codePage(_ request: Request, visitor: WebVisitor, error: APIError? = nil) async throws -> Response {
+    /// The code step, in whichever state the pending address is: waiting for the code (with the resend
+    /// countdown), refused (what was typed kept, the reason said), or closed (expired, or its guesses spent)
+    /// with a new code on offer. Reading the page clears what the last refusal left.
+    func codePage(_ request: Request, visitor: WebVisitor) async throws -> Response {
         guard let pending = Pending(request) else { return WebSessions.redirect(to: "/auth") }
+        let limits = emailCodes.codes.limits
         let elapsed = now().timeIntervalSince1970 - pending.sentAt
-        let cooldown = emailCodes.codes.limits.cooldown
-        let wait = max(0, min(Int(cooldown), Int((cooldown - elapsed).rounded(.up))))
+        let wait = max(0, min(Int(limits.cooldown), Int((limits.cooldown - elapsed).rounded(.up))))
+        let closed: String? =
+            if elapsed >= limits.lifetime {
+                "That code has expired: codes work for \(Int(limits.lifetime / 60)) minutes. Ask for a new one below."
+            } else if (pending.tries ?? 0) >= limits.maximumGuesses {
+                "That code was typed wrong \(limits.maximumGuesses) times, so it no longer works. Ask for a new one below."
+            } else {
+                nil
+            }
         let page = CodePage(
-            frame: pages.frame(pending.purpose.heading, visitor, error: error?.body.message), heading: pending.purpose.heading,
-            email: pending.email, signUp: pending.purpose == .signup, needsPassword: pending.purpose != .signin,
-            minimumLength: passwords.rules.minimumLength,
-            action: pending.purpose.action, wait: wait, waiting: wait > 0, restart: pending.purpose.start)
-        return pages.render("code", page, status: error?.status ?? .ok, visitor: visitor)
+            frame: pages.frame(pending.purpose.heading, visitor, notice: pending.notice, error: closed == nil ? pending.problem : nil),
+            heading: pending.purpose.heading, email: pending.email, signUp: pending.purpose == .signup, needsPassword: pending.purpose != .signin,
+            minimumLength: passwords.rules.minimumLength, action: pending.purpose.action, wait: wait, waiting: wait > 0, restart: pending.purpose.start,
+            open: closed == nil, closed: closed, minutes: Int(limits.lifetime / 60), code: closed == nil ? pending.code ?? "" : "",
+            name: pending.name ?? "", refused: pending.problem != nil && closed == nil)
+        var response = pages.render("code", page, visitor: visitor)
+        if pending.problem != nil || pending.code != nil || pending.notice != nil || pending.name != nil {
+            response.headers.append(HTTPField(name: .setCookie, value: pending.settled.cookie))
+        }
+        return response
+    }
+
+    /// Back to the code step with `pending` as it now is.
+    static func showCode(_ pending: Pending) -> Response {
+        var response = WebSessions.redirect(to: "/auth/code")
+        response.headers.append(HTTPField(name: .setCookie, value: pending.cookie))
+        return response
     }
 
     // MARK: forms
@@ -172,12 +232,53 @@ struct AuthPages {
     func sendCode(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try context.requireVisitor()
         let form = try await web.form(CodeForm.self, for: .sendCode, request, context, visitor: visitor)
+        let refuse = { (error: APIError) in
+            if form.purpose == .signin { return try await signInPage(request, visitor: visitor, email: form.email, error: error) }
+            return try await startPage(request, form.purpose, visitor: visitor, email: form.email, error: error)
+        }
+        guard let email = EmailAddress.normalize(form.email) else { return try await refuse(Self.addressProblem(form.email)) }
         do {
-            let email = try EmailCodeFlow.address(form.email)
             return try await send(email, form.purpose, next: form.next, request, context)
+        } catch let limit as LimitReached where limit.limit == .emailCodeResend {
+            // A second click, or a second tab: the code that went out moments ago is the one to type. The
+            // cooldown is the address's, whoever asked, and says nothing of an account.
+            var pending = Pending(
+                email: email, purpose: form.purpose, sentAt: now().timeIntervalSince1970 - emailCodes.codes.limits.cooldown + Double(limit.retryAfter),
+                next: form.next.flatMap(WebSessions.sameSitePath))
+            pending.notice = "A code went to this address moments ago: type it below. It may take a minute to arrive."
+            return Self.showCode(pending)
         } catch let error as any APIErrorConvertible {
-            if form.purpose == .signin { return try await signInPage(request, visitor: visitor, email: form.email, error: error.apiError) }
-            return try await startPage(request, form.purpose, visitor: visitor, email: form.email, error: error.apiError)
+            return try await refuse(error.apiError)
+        } catch let refused as MailRefused {
+            return try await refuse(refused.apiError)
+        }
+    }
+
+    /// What to fix in an address the form could not use, in words that say what to do.
+    static func addressProblem(_ raw: String) -> APIError {
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let message =
+            if trimmed.isEmpty {
+                "Enter your email address."
+            } else if trimmed.utf8.count > EmailAddress.maximumBytes {
+                "That address is longer than email allows (\(EmailAddress.maximumBytes) characters). Check it, or use another."
+            } else if !trimmed.contains("@") {
+                "An email address has an @ in it, like name@example.com. Check it and try again."
+            } else if trimmed.unicodeScalars.contains(where: { !EmailAddress.isVisible($0) }) {
+                "That address has a space or an invisible character in it. Type it again without it."
+            } else {
+                "That is not an address we can send mail to. Check it for typos, or use another."
+            }
+        return APIError(.badRequest, .invalidEmail, message)
+    }
+
+    /// The mail server refused the address for good: the page says so instead of "we sent a code".
+    struct MailRefused: Error {
+        let email: String
+        var apiError: APIError {
+            APIError(
+                .unprocessableContent, .invalidEmail,
+                "The mail server for \(email) refused it, so no code was sent. Check the address for typos, or use another.")
         }
     }
 
@@ -188,18 +289,28 @@ struct AuthPages {
         do {
             return try await send(pending.email, pending.purpose, next: pending.next, request, context)
         } catch let error as any APIErrorConvertible {
-            return try await codePage(request, visitor: visitor, error: error.apiError)
+            var refused = pending.settled
+            refused.problem = error.apiError.body.message
+            return Self.showCode(refused)
+        } catch is MailRefused {
+            var refused = pending.settled
+            refused.problem = MailRefused(email: pending.email).apiError.body.message
+            return Self.showCode(refused)
         }
     }
 
     private func send(_ email: String, _ purpose: Purpose, next: String?, _ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        _ = try await emailCodes.send(
+        let sent = try await emailCodes.send(
             to: email, purpose: purpose == .reset ? .passwordReset : .signIn, client: context.client(request),
             deviceToken: request.cookie(WebVisitor.deviceCookieName))
-        var response = WebSessions.redirect(to: "/auth/code")
-        let pending = Pending(email: email, purpose: purpose, sentAt: now().timeIntervalSince1970, next: next.flatMap(WebSessions.sameSitePath))
-        response.headers.append(HTTPField(name: .setCookie, value: pending.cookie))
-        return response
+        var pending = Pending(email: email, purpose: purpose, sentAt: now().timeIntervalSince1970, next: next.flatMap(WebSessions.sameSitePath))
+        switch sent.delivery {
+        case .sent: break
+        case .recipientRefused: throw MailRefused(email: email)
+        case .failed:
+            pending.problem = "We could not send the mail just now (our mail server did not answer). Ask for a new code in a minute, or sign in another way."
+        }
+        return Self.showCode(pending)
     }
 
     struct VerifyForm: WebForm {
@@ -235,7 +346,17 @@ struct AuthPages {
             // A new password on an account with a second factor waits for it: nothing changed yet.
             return SecondFactorPages.ask(challenge, next: pending.next, visitor: visitor)
         } catch let error as any APIErrorConvertible {
-            return try await codePage(request, visitor: visitor, error: error.apiError)
+            var refused = pending.settled
+            let wrongCode = (error as? SignInError) == .invalidCode
+            if wrongCode { refused.tries = (pending.tries ?? 0) + 1 }
+            refused.problem =
+                wrongCode
+                ? "That code is not right, or it was used already. Check the newest mail from us and type its code, or ask for a new one."
+                : error.apiError.body.message
+            // What was typed stays in its field, to be corrected rather than typed again.
+            refused.code = String(form.code.prefix(32))
+            refused.name = form.displayName.map { String($0.prefix(Limits.nameCharacters)) }
+            return Self.showCode(refused)
         }
     }
 
@@ -340,6 +461,12 @@ extension AuthPages.CodePage: TemplateFields {
         case "wait": wait
         case "waiting": waiting
         case "restart": restart
+        case "open": open
+        case "closed": closed
+        case "minutes": minutes
+        case "code": code
+        case "name": name
+        case "refused": refused
         default: nil
         }
     }

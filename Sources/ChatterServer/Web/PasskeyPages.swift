@@ -102,7 +102,10 @@ struct PasskeyPages {
                 SignInFlow(user: user, method: .passkey, email: email, device: request.cookie(WebVisitor.deviceCookieName), secondFactor: .passkey),
                 client: client, next: next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
-            return try await auth.codePage(request, visitor: visitor, error: error.apiError)
+            guard var pending = AuthPages.Pending(request) else { return try await auth.signInPage(request, visitor: visitor, error: error.apiError) }
+            pending = pending.settled
+            pending.problem = error.apiError.body.message
+            return AuthPages.showCode(pending)
         }
     }
 

@@ -30,6 +30,8 @@ struct TimelinePages {
         let paged: Bool
         let maxLength = Limits.messageCharacters
         let draft: String
+        /// Names this rendering's post: the form sent twice makes one chatt (`Timeline.post(_:by:key:)`).
+        let postKey: String
     }
 
     func show(_ request: Request, visitor: WebVisitor, draft: String = "", error: APIError? = nil) async throws -> Response {
@@ -39,7 +41,7 @@ struct TimelinePages {
         let page = Page(
             frame: pages.frame("Timeline", visitor, notice: notice, error: error?.body.message),
             hasChatts: !chatts.isEmpty, older: chatts.count == Self.pageSize ? chatts.last?.id.uuidString : nil, paged: before != nil,
-            draft: draft)
+            draft: draft, postKey: visitor.session == nil ? "" : SessionToken.generate().secret)
         let html = before == nil ? newest.html(for: chatts) { list(chatts) } : list(chatts)
         return pages.render("timeline", page, status: error?.status ?? .ok, visitor: visitor, slot: PageSlot(name: "chatts", html: html))
     }
@@ -58,6 +60,7 @@ struct TimelinePages {
     struct PostForm: WebForm {
         let csrf: String
         let message: String
+        let key: String?
     }
 
     func post(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
@@ -65,7 +68,9 @@ struct TimelinePages {
         let form = try await web.form(PostForm.self, for: .post, request, context, visitor: visitor)
         guard let session = visitor.session else { return WebSessions.redirect(to: "/auth?next=/") }
         do {
-            try await timeline.post(try Timeline.Draft(page: form.message), by: session.user)
+            // A key of the page's own size only: anything else posts unkeyed, as a form without one does.
+            let key = form.key.flatMap { (16...64).contains($0.utf8.count) ? $0 : nil }
+            try await timeline.post(try Timeline.Draft(page: form.message), by: session.user, key: key)
         } catch let error as any APIErrorConvertible {
             return try await show(request, visitor: visitor, draft: form.message, error: error.apiError)
         }
@@ -122,6 +127,7 @@ extension TimelinePages.Page: TemplateFields {
         case "paged": paged
         case "maxLength": maxLength
         case "draft": draft
+        case "postKey": postKey
         default: nil
         }
     }

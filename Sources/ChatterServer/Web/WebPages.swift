@@ -58,7 +58,7 @@ struct WebPages: Sendable {
             names.append(template)
             if template != "layout", !text.hasPrefix("{{<layout}}") { fragments.insert(template) }
         }
-        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"]
         let statics = root.appendingPathComponent("static")
         // fail-closed: static files that cannot be listed are none: each answers 404
         for name in (try? FileManager.default.contentsOfDirectory(atPath: statics.path)) ?? [] {
@@ -125,6 +125,9 @@ struct WebPages: Sendable {
 struct WebPolicy: Sendable {
     var frameAncestors: [String] = []
     var googleWebClientID: String?
+    /// The web origins passkeys work from: a page elsewhere (another host name, plain http) says so before
+    /// the browser makes a credential the server would then refuse, left behind on the device.
+    var passkeyOrigins: [String] = []
 
     static let google = "https://accounts.google.com/gsi/"
 
@@ -204,13 +207,17 @@ struct PageFrame {
     var error: String?
     var css: String
     var js: String
+    var icon: String
+    /// `WebPolicy.passkeyOrigins`, space-separated, for the passkey forms' check.
+    var passkeyOrigins: String
 }
 
 extension WebPages {
     func frame(_ title: String, _ visitor: WebVisitor?, notice: String? = nil, error: String? = nil) -> PageFrame {
         PageFrame(
             title: title, csrf: FormTokens(browserID: visitor?.browserID), user: visitor?.session?.user.displayName, signedIn: visitor?.session != nil,
-            notice: notice, error: error, css: assetURL("chatter.css"), js: assetURL("chatter.js"))
+            notice: notice, error: error, css: assetURL("chatter.css"), js: assetURL("chatter.js"),
+            icon: assetURL("favicon.svg"), passkeyOrigins: policy.passkeyOrigins.joined(separator: " "))
     }
 }
 
@@ -232,6 +239,8 @@ extension PageFrame: TemplateFields {
         case "error": error
         case "css": css
         case "js": js
+        case "icon": icon
+        case "passkeyOrigins": passkeyOrigins
         default: nil
         }
     }

@@ -226,7 +226,7 @@ extension PostgresStore {
         // batch at a time per instance; instances posting at once queue on its row for the batch's commit.
         let sql =
             "WITH added AS (INSERT INTO chatts (id, user_id, name, message, created_at) VALUES " + tuples.joined(separator: ", ")
-            + " RETURNING 1) UPDATE timeline_version SET n = n + 1"
+            + " ON CONFLICT (id) DO NOTHING RETURNING 1) UPDATE timeline_version SET n = n + 1"
         // An account deletion racing the batch may deadlock with it (see `deleteUser`): the batch is tried again.
         try await retryingDeadlocks { try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) }
     }

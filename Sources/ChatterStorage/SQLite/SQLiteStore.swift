@@ -56,7 +56,8 @@ public final class SQLiteStore: ChatterStore {
         self.checkpointer = checkpointer
         self.walSync = WALSync(databasePath: path)
         self.writeLock = writeLock
-        self.chattInserts = BatchedInsert(into: "chatts", columns: Self.chattColumns, writer: writer, lock: writeLock, binds: Self.binds)
+        self.chattInserts = BatchedInsert(
+            into: "chatts", columns: Self.chattColumns, writer: writer, lock: writeLock, skippingConflictsOn: "id", binds: Self.binds)
         self.auditInserts = BatchedInsert(into: "audit_events", columns: Self.auditColumns, writer: writer, lock: writeLock, binds: Self.binds)
         let sessionCache = SessionCache()
         self.sessionCache = sessionCache

@@ -64,7 +64,7 @@ import Testing
             await MainActor.run { step.code = "000 000" }
             #expect(await step.kind == .authenticator)
             #expect(await step.submit() == false)
-            #expect(await step.errorBanner == "That code is not right, or was used already. Wait for the next one.")
+            #expect(await step.errorBanner == "That code is not right. Type the code your authenticator app shows now, or a recovery code.")
             #expect(await step.code.isEmpty)
             await MainActor.run { step.code = (try? Self.code(enrolment, server)) ?? "" }
             #expect(await step.submit())

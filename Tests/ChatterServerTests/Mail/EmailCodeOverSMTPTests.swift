@@ -36,4 +36,24 @@ struct EmailCodeOverSMTPTests {
             }
         }
     }
+
+    /// The sign-in page over a real mail server that refuses the address (550 to RCPT TO): the page says the
+    /// address was refused and keeps it for correcting, instead of "we sent a code".
+    @Test func anAddressTheMailServerRefusesIsShownAsRefused() async throws {
+        try await OwnEventLoop.run { group in
+            let transport = try SMTPMailTransport(
+                configuration: SMTPConfiguration(
+                    host: server.host, port: server.rejectPort, security: .insecurePlaintext, heloName: "chatterd.test"),
+                logger: .init(label: "smtp-refused"), group: group)
+            try await Harness.run(mailTransport: transport) { h async throws in
+                var browser = WebBrowser(h)
+                _ = try await browser.get("/auth")
+                let refused = try await browser.post("/auth/code", [("purpose", "signin"), ("email", server.rejectedRecipient)])
+                let page = WebBrowser.text(refused)
+                #expect(refused.status == .unprocessableContent && page.contains("refused it, so no code was sent"))
+                #expect(page.contains("value=\"\(server.rejectedRecipient)\""), "the address stays, to be corrected")
+                #expect(browser.cookies[WebVisitor.pendingCookieName] == nil, "no code step waits for a code that was not sent")
+            }
+        }
+    }
 }

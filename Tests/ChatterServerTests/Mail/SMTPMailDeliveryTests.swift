@@ -88,6 +88,7 @@ struct SMTPMailDeliveryTests {
                 port: server.startTLSPort, .startTLS, trust: .systemAnd(certificateFile: server.certificate), password: "wrong password", group: group)
             let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString)) }
             #expect(error?.description == "SMTP server refused AUTH PLAIN: 535 5.7.8 Authentication credentials invalid")
+            #expect(error?.recipientRefused == false, "the server's own refusal is not the address's")
             #expect(!log.text.contains("wrong password"))
         }
     }
@@ -97,6 +98,7 @@ struct SMTPMailDeliveryTests {
             let transport = try makeTransport(port: server.rejectPort, .insecurePlaintext, group: group)
             let error = await #expect(throws: MailError.self) { try await transport.send(Self.codeMail(UUID().uuidString, to: server.rejectedRecipient)) }
             #expect(error?.description == "SMTP server refused RCPT TO: 550 5.1.1 user unknown")
+            #expect(error?.recipientRefused == true, "a 5xx to RCPT TO is the address's fault, which the pages say")
             #expect(log.text.contains("mail delivery failed"))
         }
     }

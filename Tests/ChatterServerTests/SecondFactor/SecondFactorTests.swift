@@ -310,8 +310,16 @@ import Testing
                     == .forbidden,
                 "the password is unchanged (the second step still asks)")
 
-            #expect(try await h.post(NativePath.stepUp, SecondFactorCodeRequest(code: "000000"), bearer: token).status == .unauthorized)
-            #expect(try await h.post(NativePath.stepUp, SecondFactorCodeRequest(code: base.code(totp, h)), bearer: token).status == .noContent)
+            let wrong = try await h.post(NativePath.stepUp, SecondFactorCodeRequest(code: "000000"), bearer: token)
+            #expect(wrong.status == .unauthorized)
+            #expect(try h.error(wrong).message.contains("not right"))
+            let current = base.code(totp, h)
+            #expect(try await h.post(NativePath.stepUp, SecondFactorCodeRequest(code: current), bearer: token).status == .noContent)
+            // The same code again (typed at sign-in moments ago, say): never taken twice, and the answer says to wait.
+            let spent = try await h.post(NativePath.stepUp, SecondFactorCodeRequest(code: current), bearer: token)
+            #expect(spent.status == .unauthorized)
+            let said = try h.error(spent)
+            #expect(said.code == .invalidSecondFactor && said.message.contains("used already") && said.message.contains("next one"))
             let listed = try h.decode([SessionInfo].self, try await h.get(NativePath.sessions, bearer: token))
             #expect(listed.first { $0.current }?.secondFactor == "totp")
             #expect(try await h.delete(NativePath.me, bearer: token).status == .noContent)

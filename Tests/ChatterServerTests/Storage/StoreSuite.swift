@@ -92,6 +92,28 @@ extension ChatterStore {
     }
 
     @Test(arguments: StoreBackend.available)
+    func aChattWhoseIdIsStoredIsLeftOutAtOnceOrLater(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let author = try await store.signIn(ada)
+            let id = UUID()
+            let now = Date(timeIntervalSince1970: 1_700_000_000)
+            try await store.addChatt(Chatt(id: id, name: "Ada", message: "first", time: now, userID: author.id))
+            try await store.addChatt(Chatt(id: id, name: "Ada", message: "again", time: now, userID: author.id))
+            // Many at once share batches: a repeat in the same statement as its first is left out too.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        try await store.addChatt(Chatt(id: index % 2 == 0 ? id : UUID(), name: "Ada", message: "m\(index)", time: now, userID: author.id))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.chattCount() == 21, "the first and the 20 new ids")
+            #expect(try await store.allChatts().filter { $0.id == id }.map(\.message) == ["first"], "the stored chatt is unchanged")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func signInCreatesOneUserPerIdentity(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let first = try await store.signIn(ada)

@@ -74,12 +74,12 @@ import Testing
         #expect(TemplateFieldsCheck.problems(in: list, path: "chatts").isEmpty)
         let html = pages.fragment("chatts", list)
         for index in 0..<50 {
-            #expect(html.contains("<span class=\"name\">Name \(index)</span>"))
-            #expect(html.contains("<p class=\"message\">Message &lt;\(index)&gt;</p>"))
+            #expect(html.contains("<span class=\"name\" dir=\"auto\">Name \(index)</span>"))
+            #expect(html.contains("<p class=\"message\" dir=\"auto\">Message &lt;\(index)&gt;</p>"))
             #expect(html.contains("<time datetime=\"iso-\(index)\">utc-\(index)</time>"))
         }
         let page = TimelinePages.Page(
-            frame: pages.frame("Timeline", visitor, notice: "A notice"), hasChatts: true, older: "OLDER-ID", paged: true, draft: "")
+            frame: pages.frame("Timeline", visitor, notice: "A notice"), hasChatts: true, older: "OLDER-ID", paged: true, draft: "", postKey: "KEY")
         #expect(TemplateFieldsCheck.problems(in: page, path: "timeline").isEmpty)
         let text = try #require(pages.library.render(page, withTemplate: "timeline"))
         #expect(text.components(separatedBy: "<!--chatts-->").count == 2, "one slot, inside the list")

@@ -125,7 +125,9 @@ extension SMTPConnection {
     @discardableResult
     package func expect(_ bytes: ByteBuffer?, name: String, _ codes: [Int]) async throws -> SMTPReply {
         let reply = try await exchange(bytes, name: name)
-        guard codes.contains(reply.code) else { throw MailError("SMTP server refused \(name): \(reply.summary)") }
+        guard codes.contains(reply.code) else {
+            throw MailError("SMTP server refused \(name): \(reply.summary)", recipientRefused: name == "RCPT TO" && (500..<600).contains(reply.code))
+        }
         return reply
     }
 }

@@ -15,7 +15,13 @@ extension SecondFactorError: APIErrorConvertible {
                     : "Enter the code from your authenticator app, or a recovery code.")
             error.secondFactor = challenge.map { SecondFactorChallenge(token: $0.token, expiresIn: $0.expiresIn) }
             return error
-        case .invalidCode: return APIError(.unauthorized, .invalidSecondFactor, "That code is not right, or was used already. Wait for the next one.")
+        case .invalidCode:
+            return APIError(
+                .unauthorized, .invalidSecondFactor, "That code is not right. Type the code your authenticator app shows now, or a recovery code.")
+        case .codeUsed:
+            return APIError(
+                .unauthorized, .invalidSecondFactor,
+                "That code was used already, and each code works once. Wait for your app to show the next one (they change every 30 seconds).")
         case .stepExpired: return APIError(.unauthorized, .secondStepExpired, "This sign-in has expired or was completed; sign in again.")
         case .alreadyEnabled: return APIError(.conflict, .secondFactorExists, "An authenticator app is already on; turn it off first to add another.")
         case .stepUpRequired:

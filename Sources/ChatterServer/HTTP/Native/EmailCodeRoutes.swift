@@ -15,7 +15,7 @@ struct EmailCodeRoutes {
             let body = try await request.decodeJSON(EmailCodeRequest.self, context: context)
             let answer = try await emailCodes.send(
                 to: try EmailCodeFlow.address(body.email), purpose: .signIn, client: context.client(request), deviceToken: body.deviceToken)
-            return JSONResponse.make(answer, status: .accepted)
+            return JSONResponse.make(answer.response, status: .accepted)
         }
         router.post(RouterPath(NativePath.emailVerify)) { request, context in
             let body = try await request.decodeJSON(EmailVerifyRequest.self, context: context)

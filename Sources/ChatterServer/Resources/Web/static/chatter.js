@@ -28,6 +28,38 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 });
 
+// A form being sent says so, and a second click (or Enter) sends nothing more: the answer is on its way.
+// The button is not disabled, which would drop its name and value from the form being sent; the server
+// treats a repeat as the same request anyway (a post's key, the code step's cooldown).
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || form.dataset.passkey || event.defaultPrevented) return;
+  if (form.getAttribute("aria-busy") === "true") {
+    event.preventDefault();
+    return;
+  }
+  form.setAttribute("aria-busy", "true");
+  const button = event.submitter || form.querySelector("button");
+  if (button) {
+    button.dataset.pending = button.textContent;
+    button.setAttribute("aria-disabled", "true");
+    button.textContent = "Sending…";
+  }
+});
+
+// Back to a page kept in the browser's memory: its forms can be sent again.
+window.addEventListener("pageshow", (event) => {
+  if (!event.persisted) return;
+  for (const form of document.querySelectorAll('form[aria-busy="true"]')) {
+    form.removeAttribute("aria-busy");
+    for (const button of form.querySelectorAll("button[data-pending]")) {
+      button.textContent = button.dataset.pending;
+      button.removeAttribute("aria-disabled");
+      delete button.dataset.pending;
+    }
+  }
+});
+
 // Passkeys: shown only where the browser has WebAuthn. Each ceremony posts the page's token for its
 // options, asks the browser for a credential, and submits the form it belongs to with the credential
 // as JSON (the form's answer is a redirect, as every form's is).
@@ -109,9 +141,27 @@ function submitCredential(form, credential) {
 
 let conditionalRequest = null;
 
+// A passkey made at an origin the server does not accept would be refused after the device kept it: the
+// page checks first, and says where passkeys work.
+function wrongOrigin(form) {
+  const origins = (form.dataset.origins || "").split(" ").filter(Boolean);
+  if (origins.length === 0 || origins.includes(location.origin)) return null;
+  return "Passkeys do not work at this address (" + location.origin + "). Open " + origins[0] + " to use them.";
+}
+
 async function passkeyCeremony(form) {
   const shown = form.querySelector("[data-passkey-error]");
   if (shown) shown.hidden = true;
+  if (form.getAttribute("aria-busy") === "true") return;
+  const elsewhere = wrongOrigin(form);
+  if (elsewhere) {
+    if (shown) {
+      shown.textContent = elsewhere;
+      shown.hidden = false;
+    }
+    return;
+  }
+  form.setAttribute("aria-busy", "true");
   try {
     if (conditionalRequest) conditionalRequest.abort();
     const options = await fetchPasskeyOptions(form);
@@ -121,6 +171,7 @@ async function passkeyCeremony(form) {
         : await navigator.credentials.get({ publicKey: passkeyOptions.get(options) });
     submitCredential(form, credential);
   } catch (error) {
+    form.removeAttribute("aria-busy");
     const message = passkeyFailure(error);
     if (shown && message) {
       shown.textContent = message;
@@ -131,7 +182,7 @@ async function passkeyCeremony(form) {
 
 // AutoFill: the sign-in page offers the browser's passkeys in its email fields' suggestions.
 async function passkeyAutofill(form) {
-  if (!(await PublicKeyCredential.isConditionalMediationAvailable?.())) return;
+  if (wrongOrigin(form) || !(await PublicKeyCredential.isConditionalMediationAvailable?.())) return;
   conditionalRequest = new AbortController();
   try {
     const options = await fetchPasskeyOptions(form);

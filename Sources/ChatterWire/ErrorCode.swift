@@ -38,6 +38,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case weakPassword = "weak_password"
     /// A password change whose current password is wrong.
     case wrongPassword = "wrong_password"
+    /// A first password for an account that has one: change it with the current one instead.
+    case passwordExists = "password_exists"
     /// An operator disabled the account.
     case accountDisabled = "account_disabled"
     /// Password hashing is at capacity: retry after `Retry-After`.

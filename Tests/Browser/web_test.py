@@ -372,13 +372,43 @@ def run(server, shots):
         check(visit.signed_in_as() == "Grace Hopper", "signed in with the password")
         step("sign up with a code and a password, sign out, sign in with the password")
 
+        # The account page (issue 44): the name, the password, where each session signed in from, the events.
+        visit.go("/account")
+        visit.fill("#display-name", "Grace B. Hopper")
+        visit.submit("form[action='/account/name'] button")
+        check("name is changed" in visit.find(".notice").text and visit.signed_in_as() == "Grace B. Hopper", "renamed; the header says so at once")
+        visit.fill("#display-name", "   ")
+        driver.execute_script("document.getElementById('display-name').removeAttribute('required')")
+        visit.submit("form[action='/account/name'] button")
+        check("cannot be empty" in visit.find(".error").text and visit.signed_in_as() == "Grace B. Hopper", "an empty name is refused, and says why")
+        visit.fill("#current-password", "not the password")
+        visit.fill("#changed-password", "an even longer unusual phrase")
+        visit.submit("form[action='/account/password/change'] button")
+        check("current password is not right" in visit.find(".error").text, "a wrong current password is refused")
+        driver.back()
+        check(driver.current_url.split("?")[0].endswith("/account"), "Back after a refusal is a page, not a form sent again")
+        visit.go("/account")
+        visit.fill("#current-password", "a long and unusual phrase")
+        visit.fill("#changed-password", "an even longer unusual phrase")
+        visit.submit("form[action='/account/password/change'] button")
+        check("password is changed" in visit.find(".notice").text, "the password is changed")
+        check("From this computer" in visit.find(".sessions li").text, f"the session shows where it signed in from: {visit.find('.sessions li').text!r}")
+        check("The password was changed" in visit.find(".events").text, "the events list the change")
+        width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        visit.page("account-profile")
+        driver.set_window_size(*WIDTHS["phone"])
+        narrow = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        driver.set_window_size(*WIDTHS["desktop"])
+        check(narrow[0] <= narrow[1] and width[0] <= width[1], f"nothing wider than the screen at 390 px: {narrow}")
+        step("rename, change the password (a wrong current one refused, Back is a page), sessions show their network, events list the change")
+
         # The hand-off: an app's native session becomes this browser's, asking first when it would switch accounts.
         app = server.native_sign_in("lin@example.com")
         status, link = server.api("POST", "/v1/auth/web-session", bearer=app["accessToken"])
         check(status == 200, "the app gets a link")
         visit.go(link["url"] + "&next=/account")
         check(visit.find("h1").text.startswith("Continue as lin"), "a signed-in browser is asked before switching accounts")
-        check("Grace Hopper" in visit.find("main").text, "the question names the current account")
+        check("Grace B. Hopper" in visit.find("main").text, "the question names the current account")
         visit.page("handoff")
         visit.submit("main form button")
         check(driver.current_url.endswith("/account") and visit.signed_in_as() == "lin", "switched to lin, on the page next named")
@@ -587,7 +617,32 @@ def enrol_second_factor(visit, name=None):
     visit.submit("form[action='/account/two-step/confirm'] button")
     codes = [element.text for element in visit.finds("[data-recovery-codes] code")]
     check(len(codes) == 10 and all(re.fullmatch(r"[0-9A-Z]{5}-[0-9A-Z]{5}", code) for code in codes), f"ten recovery codes: {codes}")
+    check(visit.driver.current_url.split("?")[0].endswith("/account/two-step/codes"), "the codes are a page of their own (post/redirect/get)")
     return app, codes
+
+
+def keep_codes(visit, codes):
+    """The recovery codes page: copy, download and print, then "I have saved them"; shown once."""
+    driver = visit.driver
+    link = visit.find("a[download]")
+    check(link.get_attribute("download") == "chatter-recovery-codes.txt", "a download link")
+    text = urllib.parse.unquote(link.get_attribute("href").split(",", 1)[1])
+    check(all(code in text for code in codes), "the text file holds every code")
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": visit.base})
+    visit.find("[data-copy-codes]").click()
+    WebDriverWait(driver, 5).until(lambda _: visit.find("[data-copied]").text)
+    copied = driver.execute_async_script("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, e => done('refused: ' + e));")
+    check(copied.split() == codes, f"Copy puts every code on the clipboard: {copied!r}")
+    check(visit.find("[data-print]").is_displayed(), "a Print button")
+    visit.find("form[action='/account'] button").click()
+    check(driver.current_url.split("?")[0].endswith("/account/two-step/codes"), "Done waits for 'I have saved them'")
+    visit.find("input[name='saved']").click()
+    visit.submit("form[action='/account'] button")
+    check(driver.current_url.split("?")[0].endswith("/account"), "then it goes back to the account")
+    driver.back()
+    WebDriverWait(driver, 10).until(lambda _: driver.current_url.split("?")[0].endswith("/account") or not visit.finds("[data-recovery-codes] code"))
+    check(not visit.finds("[data-recovery-codes] code") and "shown once" in visit.find(".error").text,
+          f"Back shows no codes again, and says why: {driver.current_url} {visit.find('main').text[:300]!r}")
 
 
 def second_factor(server, shots):
@@ -607,10 +662,11 @@ def second_factor(server, shots):
         app, codes = enrol_second_factor(visit, name="two-step-setup")
         check(app.label == "Chatter:kat@example.com", f"the app shows the account: {app.label}")
         visit.page("two-step-codes")
+        keep_codes(visit, codes)
         visit.go("/account")
         check("10 recovery codes left" in visit.find("main").text, "the account page counts the codes")
         visit.page("account-two-step")
-        step("turn on two-step sign-in with a code computed from the QR code zbar read off the page's screenshot")
+        step("turn on two-step sign-in with a code computed from the QR code zbar read off the page's screenshot; the codes are copied, downloaded, printable, confirmed saved and shown once")
 
         visit.submit("button[value='this']")
         visit.go("/auth")
@@ -732,10 +788,16 @@ def passkeys(server, shots):
         visit.fill(".passkeys input[name='name']", "Work laptop")
         visit.submit(".passkeys form.inline button")
         check("renamed" in visit.find(".notice").text and "Work laptop" in visit.find(".passkeys li").text, "renamed")
-        visit.submit(".passkeys li form[action$='/delete'] button")
+        visit.submit(".passkeys li a[href$='/remove']")
+        check(visit.find("h1").text.startswith("Remove the passkey") and "Work laptop" in visit.find("h1").text, "removing asks first, naming the passkey")
+        visit.page("passkey-remove")
+        visit.submit("main a[href='/account']")
+        check(len(visit.finds(".passkeys li")) == 1, "'Keep it' keeps it")
+        visit.submit(".passkeys li a[href$='/remove']")
+        visit.submit("form[action$='/delete'] button")
         check("removed" in visit.find(".notice").text and not visit.finds(".passkeys li"), "removed and gone from the list")
         visit.submit("button[value='this']")
-        step("rename and remove the passkey on the account page")
+        step("rename the passkey, and remove it after a confirmation page ('Keep it' keeps it)")
 
         # Sign up with a passkey: the code proves the address, the passkey replaces the password.
         driver.remove_all_credentials()

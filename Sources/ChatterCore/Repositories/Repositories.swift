@@ -42,6 +42,9 @@ public protocol PasswordRepository: Sendable {
     /// Sets the hash only while the account has no confirmed authenticator, in one statement; false (nothing
     /// written) when it has one: a password an emailed code asks for must then wait for the second factor.
     func setPasswordHashUnlessSecondFactor(_ hash: String, userID: UUID, at: Date) async throws -> Bool
+    /// Sets the hash only while the account has none, in one statement; false (nothing written) when it has
+    /// one: a first password added from the account page never replaces one (changing takes the current one).
+    func addPasswordHash(_ hash: String, userID: UUID, at: Date) async throws -> Bool
 }
 
 /// The steps of a sign-in that creates or changes an account, inside one transaction.

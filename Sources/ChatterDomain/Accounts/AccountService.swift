@@ -22,6 +22,19 @@ package struct AccountService: Sendable {
     }
 
     /// The user's sessions, oldest first.
+    /// The name pages and new chatts show, as the person chose it: cleaned as every shown name is
+    /// (`DisplayText`), refused when nothing is left or it is over `Limits.nameCharacters` (a name a provider
+    /// sends is shortened instead; one typed here can be typed again). Chatts keep the name they were posted
+    /// under. The session cache is emptied with the write, so every session sees the new name at once.
+    @discardableResult
+    package func rename(_ session: AuthenticatedSession, to raw: String) async throws -> String {
+        let name = DisplayText.clean(raw)
+        guard !name.isEmpty else { throw AccountError.emptyName }
+        if name.exceeds(Limits.nameCharacters) { throw InvalidInput.tooLong(field: "name", limit: Limits.nameCharacters) }
+        try await store.accountTransaction { try await $0.setDisplayName(name, userID: session.user.id) }
+        return name
+    }
+
     package func sessions(of user: User) async throws -> [SessionRecord] {
         try await store.sessions(of: user.id)
     }
@@ -88,4 +101,10 @@ package struct AccountService: Sendable {
         self.appleTokens = appleTokens
         self.notices = notices
     }
+}
+
+/// What the account's own changes refuse.
+public enum AccountError: Error, Equatable {
+    /// A name with nothing left once cleaned.
+    case emptyName
 }

@@ -61,6 +61,32 @@ package struct SecretBox: Sendable {
         return Array(secret)
     }
 
+    /// Recovery codes on their way to the one page that shows them (post/redirect/get), sealed for the account
+    /// and session that made them and for their minute: a cookie carries them between the form's answer and
+    /// the page, and it opens for no other session, and not after `shownFor` seconds.
+    package func sealShown(_ codes: [String], for userID: UUID, session: UUID, at now: Date) throws -> [UInt8] {
+        let text = "\(Int(now.timeIntervalSince1970))\n" + codes.joined(separator: "\n")
+        return Array(try AES.GCM.seal(Array(text.utf8), using: sealing, authenticating: Self.shown(userID, session)).combined!)
+    }
+
+    package static let shownFor: Double = 300
+
+    package func openShown(_ sealed: [UInt8], for userID: UUID, session: UUID, at now: Date) -> [String]? {
+        // fail-closed: codes that do not open for this session (or are too old) are none: the page offers new ones
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let text = try? AES.GCM.open(box, using: sealing, authenticating: Self.shown(userID, session))
+        else { return nil }
+        let lines = String(decoding: text, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard let made = lines.first.flatMap(Double.init), now.timeIntervalSince1970 - made < Self.shownFor, made <= now.timeIntervalSince1970 + 60 else {
+            return nil
+        }
+        return Array(lines.dropFirst())
+    }
+
+    private static func shown(_ userID: UUID, _ session: UUID) -> [UInt8] {
+        Array("recovery codes shown:\(userID.text):\(session.text)".utf8)
+    }
+
     /// Distinct from an account's own additional data (its id alone), so neither opens as the other.
     private static func enrolment(_ userID: UUID, _ session: UUID) -> [UInt8] {
         Array("enrolment:\(userID.text):\(session.text)".utf8)

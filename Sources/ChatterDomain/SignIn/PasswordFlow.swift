@@ -105,6 +105,20 @@ package struct PasswordFlow: Sendable {
         await notices.send(.passwordChanged, to: user, client: client)
     }
 
+    /// A first password for an account that signs in another way (a code, a passkey, Google): it changes how
+    /// the account signs in, so it takes a recent proof (`StepUp.requireReauthentication`), and the owner is
+    /// told. Nothing is replaced, so no session ends. An account that has a password is refused
+    /// (`SignInError.passwordExists`), decided in the statement that writes: changing one takes the current one.
+    package func add(_ session: AuthenticatedSession, password new: String, client: ClientInfo) async throws {
+        try await stepUp.requireReauthentication(session)
+        let user = session.user.id
+        let email = try await store.identities(of: user).first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject
+        try check(new, email: email)
+        guard try await store.addPasswordHash(try await hashed(new), userID: user, at: now()) else { throw SignInError.passwordExists }
+        await audit.record(.passwordSet, user: user, method: .password, client: client, detail: "added on the account page")
+        await notices.send(.passwordSet, to: user, client: client)
+    }
+
     /// What set the password: a sign-up that made the account, a sign-up on an account the address already
     /// reached, a reset, or either of the last two once their second step passed.
     package enum Replacement { case signUp, signUpOnAnAccount, reset, secondStep }

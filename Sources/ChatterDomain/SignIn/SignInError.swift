@@ -13,6 +13,8 @@ public enum SignInError: Error, Equatable {
     case weakPassword(String)
     /// A password change whose current password is wrong.
     case wrongCurrentPassword
+    /// A first password for an account that has one already: changing it takes the current one.
+    case passwordExists
     /// Password hashing is at capacity; nothing was counted against the account.
     case busy
     /// A provider's ID token failed a check (or its keys could not be fetched).

@@ -10,6 +10,7 @@ import Hummingbird
 /// "revoke", sign-out (this browser or everywhere), and deleting the account after a confirmation step.
 struct AccountPages {
     let accounts: AccountService
+    let passwords: PasswordFlow
     let passkeys: PasskeyService
     let secondFactors: SecondFactorService
     let stepUp: StepUp
@@ -19,16 +20,22 @@ struct AccountPages {
     /// `signedIn`: the pages' routes that need a session (`SignedInPagesMiddleware`).
     func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         signedIn.get("account") { request, context in try await show(request, context) }
+        signedIn.post(RouterPath(FormAction.rename.route)) { request, context in try await rename(request, context) }
+        signedIn.post(RouterPath(FormAction.passwordAdd.route)) { request, context in try await addPassword(request, context) }
+        signedIn.post(RouterPath(FormAction.passwordChange.route)) { request, context in try await changePassword(request, context) }
         signedIn.post(RouterPath(FormAction.revokeSession.route)) { request, context in try await revoke(request, context) }
         // Signing out a browser that is signed out already is no error: it lands on the timeline.
         router.post(RouterPath(FormAction.signOut.route)) { request, context in try await signOut(request, context) }
         signedIn.get("account/delete") { _, context in try await confirmDeletion(context) }
+        signedIn.get("account/passkeys/:id/remove") { _, context in try await confirmPasskeyRemoval(context) }
         signedIn.post(RouterPath(FormAction.deleteAccount.route)) { request, context in try await delete(request, context) }
     }
 
     struct Page: PageContent {
         struct Item {
             let id, device, createdISO, createdUTC, usedISO, usedUTC: String
+            /// Where it signed in from, roughly: the network, never the whole address.
+            let network: String?
             let current: Bool
         }
         struct Passkey {
@@ -37,27 +44,37 @@ struct AccountPages {
             let usedISO, usedUTC: String?
             let synced, flagged: Bool
         }
+        struct Event {
+            let text, iso, utc: String
+            let device: String?
+        }
         let frame: PageFrame
         let name: String
+        let nameLength = Limits.nameCharacters
         let email: String?
         let methods: String
+        let hasPassword: Bool
+        let minimumLength: Int
         let passkeys: [Passkey]
         let passkeyNameLength = PasskeyService.maximumNameLength
         let sessions: [Item]
+        let events: [Event]
         let twoStep: SecondFactorStatus
         /// An operator's page links to /admin.
         let isOperator: Bool
     }
 
-    /// The page, or (`error`) the page again with what a form on it could not do.
-    func show(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
+    /// The page, with what a refused form on it left to say (`WebFlash`).
+    func show(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
         let profile = try await accounts.profile(session.user)
         let records = try await accounts.sessions(of: session.user)
+        let error = WebFlash.message(request)
         let notice = error == nil ? request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text : nil
         let page = Page(
-            frame: pages.frame("Your account", visitor, notice: notice, error: error?.body.message), name: profile.displayName, email: profile.email,
-            methods: profile.methods.joined(separator: ", "),
+            frame: pages.frame("Your account", visitor, notice: notice, error: error), name: profile.displayName, email: profile.email,
+            methods: profile.methods.joined(separator: ", "), hasPassword: profile.methods.contains(SignInMethod.password.rawValue),
+            minimumLength: passwords.rules.minimumLength,
             passkeys: try await passkeys.list(session.user).map {
                 let created = Date(timeIntervalSince1970: $0.createdAt)
                 let used = $0.lastUsedAt.map { Date(timeIntervalSince1970: $0) }
@@ -68,10 +85,74 @@ struct AccountPages {
             sessions: records.map {
                 Page.Item(
                     id: $0.id.uuidString, device: Self.describe($0), createdISO: TimeText.iso($0.createdAt), createdUTC: TimeText.utc($0.createdAt),
-                    usedISO: TimeText.iso($0.lastUsedAt), usedUTC: TimeText.utc($0.lastUsedAt), current: $0.id == session.sessionID)
+                    usedISO: TimeText.iso($0.lastUsedAt), usedUTC: TimeText.utc($0.lastUsedAt), network: $0.ip.flatMap(ApproximateAddress.text),
+                    current: $0.id == session.sessionID)
+            },
+            events: try await accounts.history(of: session.user).prefix(Self.eventsShown).map {
+                let at = Date(timeIntervalSince1970: $0.at)
+                return Page.Event(
+                    text: AccountEventText.sentence($0.kind), iso: TimeText.iso(at), utc: TimeText.utc(at),
+                    device: $0.byOperator ? "by the server's operator" : $0.userAgent.map(UserAgentName.short))
             },
             twoStep: try await secondFactors.status(session.user.id), isOperator: try await accounts.isOperator(session.user))
-        return pages.render("account", page, status: error?.status ?? .ok, visitor: visitor)
+        return WebFlash.cleared(pages.render("account", page, visitor: visitor), for: request)
+    }
+
+    /// The newest security events the page lists; the native API's history has up to `AccountService.historyLimit`.
+    static let eventsShown = 10
+
+    /// Back to the account page, saying why a form on it was refused (post/redirect/get).
+    static func refused(_ error: APIError) -> Response { WebFlash.redirect(to: "/account", error: error) }
+
+    struct NameForm: WebForm {
+        let csrf: String
+        let name: String
+    }
+
+    func rename(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, session) = try context.requireSignedIn()
+        let form = try await web.form(NameForm.self, for: .rename, request, context, visitor: visitor)
+        do {
+            try await accounts.rename(session, to: form.name)
+        } catch let error as any APIErrorConvertible {
+            return Self.refused(error.apiError)
+        }
+        return WebSessions.redirect(to: "/account?notice=\(Notice.renamed.rawValue)")
+    }
+
+    struct NewPasswordForm: WebForm {
+        let csrf: String
+        let password: String
+        let current: String?
+    }
+
+    /// A first password, for an account that signs in another way; it takes a recent sign-in or step-up,
+    /// after which the person types it again (a password is never kept to finish the form later).
+    func addPassword(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, session) = try context.requireSignedIn()
+        let form = try await web.form(NewPasswordForm.self, for: .passwordAdd, request, context, visitor: visitor)
+        do {
+            try await passwords.add(session, password: form.password, client: context.client(request))
+        } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
+            return StepUpPages.ask(returningTo: "/account#password-heading")
+        } catch let error as any APIErrorConvertible {
+            return Self.refused(error.apiError)
+        }
+        return WebSessions.redirect(to: "/account?notice=\(Notice.passwordAdded.rawValue)")
+    }
+
+    /// A new password in place of the current one, which must be typed; the account's other sessions end.
+    func changePassword(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, session) = try context.requireSignedIn()
+        let form = try await web.form(NewPasswordForm.self, for: .passwordChange, request, context, visitor: visitor)
+        do {
+            try await passwords.change(session, current: form.current ?? "", new: form.password, client: context.client(request))
+        } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
+            return StepUpPages.ask(returningTo: "/account#password-heading")
+        } catch let error as any APIErrorConvertible {
+            return Self.refused(error.apiError)
+        }
+        return WebSessions.redirect(to: "/account?notice=\(Notice.passwordChanged.rawValue)")
     }
 
     /// A session as a person recognises it: the browser or app, and how it signed in.
@@ -160,6 +241,29 @@ struct AccountPages {
                 csrf: FormAction.deleteAccount.csrfToken(forBrowser: visitor.browserID)), visitor: visitor)
     }
 
+    /// "Remove" asks first, on a page of its own that alone carries the removal's token
+    /// (`FormAction.isDestructive`): a passkey removed by a stray click may be the way its owner signs in.
+    struct PasskeyRemovalPage: PageContent {
+        let frame: PageFrame
+        let id: String
+        let name: String
+        let authenticator: String?
+        let csrf: String
+    }
+
+    func confirmPasskeyRemoval(_ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, session) = try context.requireSignedIn()
+        let id = context.parameters.get("id") ?? ""
+        guard let passkey = try await passkeys.list(session.user).first(where: { $0.id == id }) else {
+            return Self.refused(APIError(.notFound, .unknownPasskey, "That passkey is not on your account any more."))
+        }
+        return pages.render(
+            "passkey-remove",
+            PasskeyRemovalPage(
+                frame: pages.frame("Remove the passkey?", visitor), id: passkey.id, name: passkey.name, authenticator: passkey.authenticator,
+                csrf: FormAction.passkeyDelete.csrfToken(forBrowser: visitor.browserID)), visitor: visitor)
+    }
+
     func delete(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
         _ = try await web.form(CSRFOnly.self, for: .deleteAccount, request, context, visitor: visitor)
@@ -186,6 +290,7 @@ extension AccountPages.Page.Item: TemplateFields {
         case "createdUTC": createdUTC
         case "usedISO": usedISO
         case "usedUTC": usedUTC
+        case "network": network
         case "current": current
         default: nil
         }
@@ -209,16 +314,32 @@ extension AccountPages.Page.Passkey: TemplateFields {
     }
 }
 
+extension AccountPages.Page.Event: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "text": text
+        case "iso": iso
+        case "utc": utc
+        case "device": device
+        default: nil
+        }
+    }
+}
+
 extension AccountPages.Page: TemplateFields {
     func child(named key: String) -> Any? {
         switch key {
         case "frame": frame
         case "name": name
+        case "nameLength": nameLength
         case "email": email
         case "methods": methods
+        case "hasPassword": hasPassword
+        case "minimumLength": minimumLength
         case "passkeys": passkeys
         case "passkeyNameLength": passkeyNameLength
         case "sessions": sessions
+        case "events": events
         case "twoStep": twoStep
         case "isOperator": isOperator
         default: nil
@@ -244,6 +365,19 @@ extension SecondFactorStatus: TemplateFields {
         case "pending": pending
         case "recoveryCodesLeft": recoveryCodesLeft
         case "enabledAt": enabledAt
+        default: nil
+        }
+    }
+}
+
+extension AccountPages.PasskeyRemovalPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "id": id
+        case "name": name
+        case "authenticator": authenticator
+        case "csrf": csrf
         default: nil
         }
     }

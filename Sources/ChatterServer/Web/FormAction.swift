@@ -25,6 +25,9 @@ enum FormAction: String, CaseIterable, Sendable {
     case secondFactorDisable = "account/two-step/disable"
     case handoff = "v1/auth/web-session/redeem"
     case revokeSession = "account/sessions/:id/revoke"
+    case rename = "account/name"
+    case passwordAdd = "account/password/add"
+    case passwordChange = "account/password/change"
     case signOut = "account/signout"
     case deleteAccount = "account/delete"
     case passkeySignInOptions = "auth/passkey/options"
@@ -48,7 +51,7 @@ enum FormAction: String, CaseIterable, Sendable {
     /// confirmation page, never through `frame.csrf`.
     var isDestructive: Bool {
         switch self {
-        case .deleteAccount, .disableAccount, .deleteOtherAccount: true
+        case .deleteAccount, .disableAccount, .deleteOtherAccount, .passkeyDelete: true
         default: false
         }
     }

@@ -126,7 +126,7 @@ struct PasskeyPages {
                 PasskeyRegistrationRequest(credential: credential), purpose: .register, user: session.user, client: context.client(request))
             return WebSessions.redirect(to: "/account?notice=\(Notice.passkeyAdded.rawValue)")
         } catch let error as any APIErrorConvertible {
-            return try await account.show(request, context, error: error.apiError)
+            return AccountPages.refused(error.apiError)
         }
     }
 
@@ -142,7 +142,7 @@ struct PasskeyPages {
             _ = try await passkeys.rename(context.parameters.get("id") ?? "", to: form.name, user: session.user, client: context.client(request))
             return WebSessions.redirect(to: "/account?notice=\(Notice.passkeyRenamed.rawValue)")
         } catch let error as any APIErrorConvertible {
-            return try await account.show(request, context, error: error.apiError)
+            return AccountPages.refused(error.apiError)
         }
     }
 
@@ -155,7 +155,7 @@ struct PasskeyPages {
         } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
             return StepUpPages.ask(returningTo: "/account")
         } catch let error as any APIErrorConvertible {
-            return try await account.show(request, context, error: error.apiError)
+            return AccountPages.refused(error.apiError)
         }
     }
 }

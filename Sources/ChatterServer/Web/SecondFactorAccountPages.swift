@@ -16,11 +16,15 @@ struct SecondFactorAccountPages {
     let web: WebSessions
 
     static let setupPath = "/account/two-step"
+    static let codesPath = "/account/two-step/codes"
+    /// Carries the codes, sealed (`SecretBox.sealShown`), from the form's answer to the page that shows them.
+    static let codesCookieName = "__Host-chatter-codes"
 
     func register(on router: some RouterMethods<ChatterRequestContext>) {
         router.post(RouterPath(FormAction.secondFactorStart.route)) { request, context in try await start(request, context) }
         router.get(RouterPath(Self.setupPath)) { _, context in try await setup(context) }
         router.post(RouterPath(FormAction.secondFactorConfirm.route)) { request, context in try await confirm(request, context) }
+        router.get(RouterPath(Self.codesPath)) { request, context in try await shown(request, context) }
         router.post(RouterPath(FormAction.recoveryCodes.route)) { request, context in try await regenerate(request, context) }
         router.post(RouterPath(FormAction.secondFactorDisable.route)) { request, context in try await disable(request, context) }
     }
@@ -75,6 +79,8 @@ struct SecondFactorAccountPages {
     struct CodesPage: PageContent {
         let frame: PageFrame
         let codes: [String]
+        /// The codes as a text file, for the download link (a `data:` URL: nothing is stored to serve it).
+        let download: String
     }
 
     func confirm(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
@@ -82,15 +88,43 @@ struct SecondFactorAccountPages {
         let form = try await web.form(CodeForm.self, for: .secondFactorConfirm, request, context, visitor: visitor)
         do {
             let codes = try await secondFactors.confirmEnrolment(session, code: form.code, client: context.client(request))
-            return codesPage(codes, visitor: visitor, notice: "Two-step sign-in is on.")
+            return try showCodes(codes, session: session, notice: .twoStepOn)
         } catch let error as any APIErrorConvertible {
             return try await setup(context, error: error.apiError)
         }
     }
 
-    /// The codes, shown this once (the answer is never stored: every page is `no-store`).
-    func codesPage(_ codes: [String], visitor: WebVisitor, notice: String) -> Response {
-        pages.render("two-step-codes", CodesPage(frame: pages.frame("Your recovery codes", visitor, notice: notice), codes: codes), visitor: visitor)
+    /// Post/redirect/get for codes shown once: the answer to the form redirects to the codes' page with the
+    /// codes sealed for this session in a short-lived cookie, which that page reads and clears. Back or a
+    /// reload then shows no codes (and sends no form again); the page says to make new ones.
+    func showCodes(_ codes: [String], session: AuthenticatedSession, notice: Notice) throws -> Response {
+        let sealed = try secondFactors.box.sealShown(codes, for: session.user.id, session: session.sessionID, at: secondFactors.now())
+        var response = WebSessions.redirect(to: Self.codesPath + "?notice=\(notice.rawValue)")
+        let value = Base64URL.encode(sealed)
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.make(Self.codesCookieName, value, maxAge: Int(SecretBox.shownFor))))
+        return response
+    }
+
+    func shown(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, session) = try context.requireSignedIn()
+        let codes = request.cookie(Self.codesCookieName).flatMap { $0.utf8.count <= 2048 ? Base64URL.decode($0) : nil }.flatMap {
+            secondFactors.box.openShown($0, for: session.user.id, session: session.sessionID, at: secondFactors.now())
+        }
+        guard let codes, !codes.isEmpty else {
+            return AccountPages.refused(
+                APIError(
+                    .gone, .notFound,
+                    "Recovery codes are shown once, and these were shown already. If you did not save them, make new ones under Two-step sign-in."))
+        }
+        let notice = request.uri.queryParameters.get("notice").flatMap(Notice.init(rawValue:))?.text
+        let text =
+            "Chatter recovery codes for \(session.user.displayName)\nEach works once, in place of the app's code.\n\n" + codes.joined(separator: "\n") + "\n"
+        let download = "data:text/plain;charset=utf-8," + (text.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "")
+        var response = pages.render(
+            "two-step-codes", CodesPage(frame: pages.frame("Your recovery codes", visitor, notice: notice), codes: codes, download: download),
+            visitor: visitor)
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.codesCookieName)))
+        return response
     }
 
     // MARK: Renewing and removing
@@ -98,14 +132,22 @@ struct SecondFactorAccountPages {
     func regenerate(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CodeForm.self, for: .recoveryCodes, request, context, visitor: visitor)
-        let codes = try await secondFactors.regenerateRecoveryCodes(session.user, code: form.code, client: context.client(request))
-        return codesPage(codes, visitor: visitor, notice: "New recovery codes: the old ones no longer work.")
+        do {
+            let codes = try await secondFactors.regenerateRecoveryCodes(session.user, code: form.code, client: context.client(request))
+            return try showCodes(codes, session: session, notice: .newRecoveryCodes)
+        } catch let error as any APIErrorConvertible {
+            return AccountPages.refused(error.apiError)
+        }
     }
 
     func disable(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
         let form = try await web.form(CodeForm.self, for: .secondFactorDisable, request, context, visitor: visitor)
-        try await secondFactors.disable(session.user, code: form.code, client: context.client(request))
+        do {
+            try await secondFactors.disable(session.user, code: form.code, client: context.client(request))
+        } catch let error as any APIErrorConvertible {
+            return AccountPages.refused(error.apiError)
+        }
         return WebSessions.redirect(to: "/account?notice=\(Notice.twoStepOff.rawValue)")
     }
 }
@@ -129,6 +171,7 @@ extension SecondFactorAccountPages.CodesPage: TemplateFields {
         switch key {
         case "frame": frame
         case "codes": codes
+        case "download": download
         default: nil
         }
     }

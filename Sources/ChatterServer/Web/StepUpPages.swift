@@ -153,7 +153,7 @@ struct StepUpPages {
         do {
             return try await account.finish(resume, session: session, client: context.client(request))
         } catch let error as any APIErrorConvertible {
-            return try await account.show(request, context, error: error.apiError)
+            return AccountPages.refused(error.apiError)
         }
     }
 }

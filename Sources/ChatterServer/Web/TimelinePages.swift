@@ -88,6 +88,11 @@ enum Notice: String {
     case passkeyRenamed = "passkey-renamed"
     case passkeyRemoved = "passkey-removed"
     case twoStepOff = "two-step-off"
+    case renamed
+    case twoStepOn = "two-step-on"
+    case newRecoveryCodes = "new-recovery-codes"
+    case passwordAdded = "password-added"
+    case passwordChanged = "password-changed"
 
     var text: String {
         switch self {
@@ -100,6 +105,11 @@ enum Notice: String {
         case .passkeyRenamed: "The passkey is renamed."
         case .passkeyRemoved: "The passkey is removed."
         case .twoStepOff: "Two-step sign-in is off: your password or an emailed code alone signs you in."
+        case .twoStepOn: "Two-step sign-in is on."
+        case .newRecoveryCodes: "New recovery codes: the old ones no longer work."
+        case .renamed: "Your name is changed. New chatts show it; earlier ones keep the name they were posted under."
+        case .passwordAdded: "Your password is set: you can sign in with your email and it now."
+        case .passwordChanged: "Your password is changed. Your other sessions are signed out."
         }
     }
 }

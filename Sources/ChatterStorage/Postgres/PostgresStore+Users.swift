@@ -111,6 +111,15 @@ extension PostgresStore {
             """, keepsSessionCache: true)
     }
 
+    public func addPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
+        try await !rows(
+            """
+            INSERT INTO passwords (user_id, hash, updated_at) VALUES (\(userID), \(hash), \(now))
+            ON CONFLICT (user_id) DO NOTHING RETURNING user_id
+            """, keepsSessionCache: true
+        ).isEmpty
+    }
+
     public func setPasswordHashUnlessSecondFactor(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
         try await !rows(
             """

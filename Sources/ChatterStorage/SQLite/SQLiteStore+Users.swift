@@ -120,6 +120,15 @@ extension SQLiteStore {
         }
     }
 
+    public func addPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
+        try await durable {
+            try await !write(
+                "INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO NOTHING RETURNING user_id",
+                [.uuid(userID), .text(hash), .time(now)], keepsSessionCache: true
+            ).isEmpty
+        }
+    }
+
     public func setPasswordHashUnlessSecondFactor(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
         try await durable {
             try await !write(

@@ -56,7 +56,7 @@ import Testing
                 }
                 #expect(tries.exitCode == 1, "the third wrong code is the server's refusal")
                 #expect(tries.errors.last == "chatter: That code is not right. Type the code your authenticator app shows now, or a recovery code.")
-                #expect(tries.prompts.filter { $0.hasPrefix("Code from") }.count == 3)
+                #expect(tries.prompts.filter { $0.hasPrefix("Code from") }.count == 3, "\(tries.errors)")
 
                 let recovered = await cli.run(["login"]) { prompt in
                     if prompt.hasPrefix("Email") { return "ada@example.com" }

@@ -177,7 +177,8 @@ import Testing
             var browser = WebBrowser(h)
             _ = try await browser.signInWithCode("grace@example.com")
             let added = try await PasskeyPagesTests.addPasskey(&browser, Self.authenticator())
-            #expect(added.status == .unauthorized, "\(WebBrowser.text(added).prefix(2000))")
+            #expect(added.status == .seeOther && added.headers[.location] == "/account", "\(WebBrowser.text(added).prefix(2000))")
+            #expect(WebBrowser.text(try await browser.get("/account")).contains("class=\"error\""), "the account page says why")
             #expect(try await h.store.passkeys(of: try #require(try await h.store.accounts(withEmail: "grace@example.com").first?.user.id)).isEmpty)
         }
     }

@@ -20,10 +20,16 @@ extension WebBrowser {
         let totp = TOTP(secret: try secret.base32decoded())
         h.clock.advance(by: TOTP.period)
         let confirmed = try await post("/account/two-step/confirm", [("code", totp.code(step: TOTP.step(at: h.clock.now)))])
-        #expect(confirmed.status == .ok)
-        let codes = Self.text(confirmed).matches(of: /<li><code>([0-9A-Z]{5}-[0-9A-Z]{5})<\/code><\/li>/).map { String($0.1) }
+        #expect(confirmed.status == .seeOther && confirmed.headers[.location] == SecondFactorAccountPages.codesPath + "?notice=two-step-on")
+        let codes = try await shownCodes()
         #expect(codes.count == 10)
         return (totp, codes)
+    }
+
+    /// The recovery codes page a confirmation redirected to (post/redirect/get): read once.
+    mutating func shownCodes() async throws -> [String] {
+        let page = try await get(SecondFactorAccountPages.codesPath)
+        return Self.text(page).matches(of: /<li><code>([0-9A-Z]{5}-[0-9A-Z]{5})<\/code><\/li>/).map { String($0.1) }
     }
 }
 
@@ -209,9 +215,24 @@ extension WebBrowser {
             _ = try await browser.signInWithCode("ada@example.com")
             let (totp, old) = try await browser.enrolSecondFactor(h)
             let renewed = try await browser.post("/account/two-step/recovery-codes", [("code", Self.code(totp, h))])
-            let fresh = WebBrowser.text(renewed).matches(of: /<li><code>([0-9A-Z]{5}-[0-9A-Z]{5})<\/code><\/li>/).map { String($0.1) }
+            #expect(renewed.status == .seeOther && renewed.headers[.location] == SecondFactorAccountPages.codesPath + "?notice=new-recovery-codes")
+            let cookie = try #require(browser.cookies[SecondFactorAccountPages.codesCookieName])
+            #expect(!cookie.contains("-") || !old.contains { cookie.contains($0) }, "the cookie carries the codes sealed, not as text")
+            let fresh = try await browser.shownCodes()
             #expect(fresh.count == 10 && Set(fresh).isDisjoint(with: old))
-            #expect(try await browser.post("/account/two-step/disable", [("code", old[0])]).status == .unauthorized, "the old set ended")
+            // Shown once: a reload (or Back) shows no codes, says why, and offers new ones on the account page.
+            let again = try await browser.get(SecondFactorAccountPages.codesPath)
+            #expect(again.status == .seeOther && again.headers[.location] == "/account")
+            #expect(WebBrowser.text(try await browser.get("/account")).contains("shown once, and these were shown already"))
+            // The sealed cookie opens for no other session of the account, even copied into its browser.
+            var other = WebBrowser(h)
+            _ = try await other.signInWithCode("ada@example.com")
+            _ = try await other.post(StepUpPages.path, [("code", Self.code(totp, h)), ("next", "/account")])
+            other.cookies[SecondFactorAccountPages.codesCookieName] = cookie
+            #expect(try await other.shownCodes().isEmpty, "another session cannot open this session's codes")
+            let wrong = try await browser.post("/account/two-step/disable", [("code", old[0])])
+            #expect(wrong.status == .seeOther && wrong.headers[.location] == "/account", "the old set ended")
+            #expect(WebBrowser.text(try await browser.get("/account")).contains("not right"), "the account page says why")
             let off = try await browser.post("/account/two-step/disable", [("code", fresh[0])])
             #expect(off.headers[.location] == "/account?notice=two-step-off")
             #expect(WebBrowser.text(try await browser.get("/account")).contains("Add an authenticator app"))

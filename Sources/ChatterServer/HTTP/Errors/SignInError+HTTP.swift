@@ -12,6 +12,7 @@ extension SignInError: APIErrorConvertible {
         case .wrongCredentials: APIError(.unauthorized, .invalidCredentials, "The email or password is not right.")
         case .weakPassword(let problem): APIError(.badRequest, .weakPassword, problem)
         case .wrongCurrentPassword: APIError(.forbidden, .wrongPassword, "The current password is not right.")
+        case .passwordExists: APIError(.conflict, .passwordExists, "This account has a password already: change it with the current one.")
         case .busy: APIError(.serviceUnavailable, .busy, "Too many sign-ins at once; try again in a moment.").with(.retryAfter, "1")
         case .tokenRejected(let rejected, let provider): rejected.apiError(provider: provider)
         case .unreadableNotification: APIError.unprocessable("The notification has no readable \"events\" claim.")

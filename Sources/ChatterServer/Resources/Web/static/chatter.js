@@ -47,6 +47,35 @@ document.addEventListener("submit", (event) => {
   }
 });
 
+// Recovery codes: copy them all, or print the page (the download link works without this file).
+document.addEventListener("DOMContentLoaded", () => {
+  const codes = [...document.querySelectorAll("[data-recovery-codes] code")].map((code) => code.textContent);
+  const copy = document.querySelector("[data-copy-codes]");
+  const said = document.querySelector("[data-copied]");
+  if (copy && codes.length && navigator.clipboard) {
+    copy.hidden = false;
+    copy.addEventListener("click", () => {
+      navigator.clipboard.writeText(codes.join("\n") + "\n").then(
+        () => { if (said) said.textContent = "Copied: paste them into your password manager."; },
+        () => { if (said) said.textContent = "Could not copy; select the codes or download them instead."; });
+    });
+  }
+  const print = document.querySelector("[data-print]");
+  if (print) {
+    print.hidden = false;
+    print.addEventListener("click", () => window.print());
+  }
+});
+
+// Codes shown once stay shown once: leaving the page wipes them from it, so the copy the browser keeps for
+// Back holds none, and coming back asks the server again (which has none to show, and says so).
+window.addEventListener("pagehide", () => {
+  for (const list of document.querySelectorAll("[data-recovery-codes]")) list.replaceChildren();
+});
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted && document.querySelector("[data-recovery-codes]")) location.reload();
+});
+
 // Back to a page kept in the browser's memory: its forms can be sent again.
 window.addEventListener("pageshow", (event) => {
   if (!event.persisted) return;

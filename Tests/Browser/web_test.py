@@ -232,13 +232,27 @@ class Visit:
                   for node in violation["nodes"]]
         return all(value in ("username webauthn", "email webauthn") for value in values)
 
+    def identify(self, address):
+        """The sign-in page's first step: the address, then the ways to sign in with it."""
+        self.fill("#email", address)
+        self.submit("form[action='/auth/continue'] button")
+        check(self.driver.current_url.endswith("/auth/ways"), f"the ways to sign in follow, not {self.driver.current_url}")
+
+    def sign_in_with_password(self, address, password):
+        self.go("/auth")
+        self.identify(address)
+        self.fill("#password", password)
+        self.submit("form[action='/auth/password'] button")
+
     def sign_in_with_code(self, address, shoot=True):
         self.go("/auth")
         if shoot:
             self.page("auth")
         started = time.time() - 1
-        self.fill("#code-email", address)
-        self.submit("#code-email ~ button")
+        self.identify(address)
+        if shoot:
+            self.page("ways")
+        self.submit("form[action='/auth/code'] button")
         check(self.driver.current_url.endswith("/auth/code"), f"the code step follows, not {self.driver.current_url}")
         check(address in self.find("main").text, "the code step names the address")
         if shoot:
@@ -361,11 +375,9 @@ def run(server, shots):
         check(visit.signed_in_as() == "Grace Hopper", "signed up and in")
         visit.go("/account")
         visit.submit("button[value='this']")
-        visit.go("/auth")
-        visit.fill("#password-email", "grace@example.com")
-        visit.fill("#password", "not the password")
-        visit.submit("form[action='/auth/password'] button")
-        check("not right" in visit.find(".error").text, "a wrong password is refused with a message")
+        visit.sign_in_with_password("grace@example.com", "not the password")
+        check("not right" in visit.find(".error").text and driver.current_url.endswith("/auth/ways"), "a wrong password is refused with a message, on the same step")
+        check(driver.execute_script("return document.activeElement.id") == "password", "the focus is back in the password field")
         visit.page("auth-error")
         visit.fill("#password", "a long and unusual phrase")
         visit.submit("form[action='/auth/password'] button")
@@ -434,9 +446,9 @@ def run(server, shots):
         # The code step (issue 44): a double click on "Email me a code" lands on the field for the code already
         # sent; a wrong code keeps what was typed and the focus; five wrong tries close the code and offer a new one.
         visit.go("/auth")
-        visit.fill("#code-email", "twice@example.com")
+        visit.identify("twice@example.com")
         old = visit.find("html")
-        driver.execute_script("const b = arguments[0]; b.click(); b.click();", visit.find("#code-email ~ button"))
+        driver.execute_script("const b = arguments[0]; b.click(); b.click();", visit.find("form[action='/auth/code'] button"))
         WebDriverWait(driver, 15).until(lambda _: visit.detached(old))
         check(driver.current_url.endswith("/auth/code") and visit.finds("#code"), f"the code step, with its field: {driver.current_url}")
         check(server.mails_to("twice@example.com") == 1, f"one code mailed, not {server.mails_to('twice@example.com')}")
@@ -457,6 +469,26 @@ def run(server, shots):
         check(driver.current_url.endswith("/auth/code") and visit.finds("[data-code-closed]"), "Back shows a page (post/redirect/get), not a form sent again")
         check(visit.find("form.resend button").text == "Send a new code to twice@example.com", "the way forward is a new code")
         step("a double click on 'Email me a code' sends one code and lands on its field; a refusal keeps the text and focus; five wrong tries ask for a new code")
+
+        # Identifier first (issue 44): one email field; the next step is the same for an address with an account
+        # and one without, so it tells no one which is which.
+        visit.go("/auth")
+        check(len(visit.finds("input[type='email']")) == 1, "one email field on the sign-in page")
+        visit.fill("#email", "not an address")
+        driver.execute_script("document.getElementById('email').type = 'text'")
+        visit.submit("form[action='/auth/continue'] button")
+        check("has an @ in it" in visit.find(".error").text and visit.find("#email").get_attribute("value") == "not an address",
+              "an address that cannot be one says what to fix, and keeps what was typed")
+        pages = {}
+        for address in ["grace@example.com", "nobody-here@example.com"]:
+            visit.go("/auth")
+            visit.identify(address)
+            pages[address] = visit.find("main").get_attribute("innerHTML").replace(address, "ADDRESS")
+            pages[address] = re.sub(r'name="csrf" value="[0-9a-f]+"', "", pages[address])
+        check(pages["grace@example.com"] == pages["nobody-here@example.com"], "the ways page is the same for a known and an unknown address")
+        check(visit.finds("form[action='/auth/code']") and visit.finds("#password") and visit.finds("form[action='/auth/passkey']"),
+              "a code, the password, or a passkey")
+        step("identifier first: one email field, then the same ways to sign in for any address (an account or none)")
 
         # An operator: granted from the command line, then the admin pages in the browser.
         server.native_sign_in("operator@example.com")
@@ -669,10 +701,7 @@ def second_factor(server, shots):
         step("turn on two-step sign-in with a code computed from the QR code zbar read off the page's screenshot; the codes are copied, downloaded, printable, confirmed saved and shown once")
 
         visit.submit("button[value='this']")
-        visit.go("/auth")
-        visit.fill("#password-email", "kat@example.com")
-        visit.fill("#password", "a second factor phrase")
-        visit.submit("form[action='/auth/password'] button")
+        visit.sign_in_with_password("kat@example.com", "a second factor phrase")
         check(driver.current_url.split("?")[0].endswith("/auth/second-factor") and visit.signed_in_as() is None, "the password alone signs no one in")
         visit.page("second-factor")
         remember = visit.finds("input[name='remember']")

@@ -21,6 +21,8 @@ struct AuthPages {
 
     func register(on router: some RouterMethods<ChatterRequestContext>) {
         router.get("auth") { request, context in try await signInPage(request, visitor: try context.requireVisitor()) }
+        router.post(RouterPath(FormAction.identify.route)) { request, context in try await identify(request, context) }
+        router.get(RouterPath(Self.waysPath)) { request, context in try await waysPage(request, visitor: try context.requireVisitor()) }
         router.get("auth/signup") { request, context in try await startPage(request, .signup, visitor: try context.requireVisitor()) }
         router.get("auth/reset") { request, context in try await startPage(request, .reset, visitor: try context.requireVisitor()) }
         router.post(RouterPath(FormAction.sendCode.route)) { request, context in try await sendCode(request, context) }
@@ -133,12 +135,95 @@ struct AuthPages {
         let google: String?
     }
 
-    func signInPage(_ request: Request, visitor: WebVisitor, email: String = "", error: APIError? = nil) async throws -> Response {
+    /// Identifier first: one email field (the browser offers its passkeys in it), a passkey button, Google.
+    /// Errors come back here by redirect (`WebFlash`), with the address typed kept.
+    func signInPage(_ request: Request, visitor: WebVisitor) async throws -> Response {
         let next = request.uri.queryParameters.get("next").flatMap(WebSessions.sameSitePath) ?? ""
+        let error = WebFlash.message(request)
         if visitor.session != nil, error == nil { return WebSessions.redirect(to: next.isEmpty ? "/" : next) }
         let page = SignInPage(
-            frame: pages.frame("Sign in", visitor, error: error?.body.message), next: next, email: email, google: pages.policy.googleWebClientID)
-        return pages.render("auth", page, status: error?.status ?? .ok, visitor: visitor, google: true)
+            frame: pages.frame("Sign in", visitor, error: error), next: next, email: Identifier(request)?.email ?? "",
+            google: pages.policy.googleWebClientID)
+        return WebFlash.cleared(pages.render("auth", page, visitor: visitor, google: true), for: request)
+    }
+
+    /// Back to the sign-in page with `error` said there, and what was typed kept in its field.
+    func refuseSignIn(_ error: APIError, email: String, next: String?) -> Response {
+        var response = WebFlash.redirect(to: "/auth" + Self.nextQuery(next), error: error)
+        response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: email, next: next).cookie))
+        return response
+    }
+
+    static func nextQuery(_ next: String?) -> String {
+        guard let next = next.flatMap(WebSessions.sameSitePath), !next.isEmpty else { return "" }
+        return "?next=" + (next.addingPercentEncoding(withAllowedCharacters: SignedInPagesMiddleware.pathInQuery) ?? "")
+    }
+
+    /// The address typed on the first step, kept in the browser for the second (never in a URL, which
+    /// history and logs keep). Only this origin sets a `__Host-` cookie, and the address is shown as text.
+    struct Identifier: Codable {
+        static let cookieName = "__Host-chatter-identifier"
+        var email: String
+        var next: String?
+
+        init(email: String, next: String?) {
+            self.email = String(email.prefix(EmailAddress.maximumBytes * 2))
+            self.next = next.flatMap(WebSessions.sameSitePath)
+        }
+
+        init?(_ request: Request) {
+            // fail-closed: a cookie that does not decode is no identifier: the first step asks again
+            guard let value = request.cookie(Self.cookieName), value.utf8.count <= 2048,
+                let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
+                let decoded = try? JSONDecoder().decode(Identifier.self, from: Data(bytes))
+            else { return nil }
+            self.init(email: decoded.email, next: decoded.next)
+        }
+
+        var cookie: String {
+            // fail-closed: a cookie that does not encode is empty: the first step asks again
+            let json = (try? JSONEncoder().encode(self)) ?? Data()
+            return WebCookie.make(Self.cookieName, Base64.encodeToString(bytes: json, options: [.base64UrlAlphabet, .omitPaddingCharacter]), maxAge: 1800)
+        }
+    }
+
+    static let waysPath = "/auth/ways"
+
+    struct IdentifyForm: WebForm {
+        let csrf: String
+        let email: String
+        let next: String?
+    }
+
+    /// The first step: an address that can be one goes on to the ways to sign in; one that cannot comes
+    /// back with what to fix. Whether it has an account is not looked up: every address gets the same page.
+    func identify(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let visitor = try context.requireVisitor()
+        let form = try await web.form(IdentifyForm.self, for: .identify, request, context, visitor: visitor)
+        guard let email = EmailAddress.normalize(form.email) else { return refuseSignIn(Self.addressProblem(form.email), email: form.email, next: form.next) }
+        var response = WebSessions.redirect(to: Self.waysPath)
+        response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: email, next: form.next).cookie))
+        return response
+    }
+
+    struct WaysPage: PageContent {
+        let frame: PageFrame
+        let email: String
+        let next: String
+        let minimumLength: Int
+    }
+
+    /// The second step, the same for every address (so it tells no one whether an account exists): an
+    /// emailed code, the password, or a passkey; a refusal comes back here with its reason.
+    func waysPage(_ request: Request, visitor: WebVisitor) async throws -> Response {
+        guard let identifier = Identifier(request), let email = EmailAddress.normalize(identifier.email) else {
+            return WebSessions.redirect(to: "/auth")
+        }
+        if visitor.session != nil, WebFlash.message(request) == nil { return WebSessions.redirect(to: identifier.next ?? "/") }
+        let page = WaysPage(
+            frame: pages.frame("Sign in", visitor, error: WebFlash.message(request)), email: email, next: identifier.next ?? "",
+            minimumLength: passwords.rules.minimumLength)
+        return WebFlash.cleared(pages.render("ways", page, visitor: visitor), for: request)
     }
 
     struct StartPage: PageContent {
@@ -150,15 +235,16 @@ struct AuthPages {
         let email: String
     }
 
-    func startPage(_ request: Request, _ purpose: Purpose, visitor: WebVisitor, email: String = "", error: APIError? = nil) async throws -> Response {
+    func startPage(_ request: Request, _ purpose: Purpose, visitor: WebVisitor) async throws -> Response {
         let explanation =
             purpose == .signup
             ? "Enter your email. We send a code to prove it is yours; then you choose a password."
             : "Enter your account's email. We send a code to prove it is yours; then you choose a new password."
         let page = StartPage(
-            frame: pages.frame(purpose.heading, visitor, error: error?.body.message), heading: purpose.heading, explanation: explanation,
-            purpose: purpose.rawValue, next: request.uri.queryParameters.get("next").flatMap(WebSessions.sameSitePath) ?? "", email: email)
-        return pages.render("start", page, status: error?.status ?? .ok, visitor: visitor)
+            frame: pages.frame(purpose.heading, visitor, error: WebFlash.message(request)), heading: purpose.heading, explanation: explanation,
+            purpose: purpose.rawValue, next: request.uri.queryParameters.get("next").flatMap(WebSessions.sameSitePath) ?? "",
+            email: Identifier(request)?.email ?? "")
+        return WebFlash.cleared(pages.render("start", page, visitor: visitor), for: request)
     }
 
     struct CodePage: PageContent {
@@ -233,8 +319,9 @@ struct AuthPages {
         let visitor = try context.requireVisitor()
         let form = try await web.form(CodeForm.self, for: .sendCode, request, context, visitor: visitor)
         let refuse = { (error: APIError) in
-            if form.purpose == .signin { return try await signInPage(request, visitor: visitor, email: form.email, error: error) }
-            return try await startPage(request, form.purpose, visitor: visitor, email: form.email, error: error)
+            var response = WebFlash.redirect(to: form.purpose.start + Self.nextQuery(form.next), error: error)
+            response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: form.email, next: form.next).cookie))
+            return response
         }
         guard let email = EmailAddress.normalize(form.email) else { return try await refuse(Self.addressProblem(form.email)) }
         do {
@@ -378,7 +465,10 @@ struct AuthPages {
                 SignInFlow(user: user, method: .password, email: email, device: request.cookie(WebVisitor.deviceCookieName)), client: client,
                 next: form.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
-            return try await signInPage(request, visitor: visitor, email: form.email, error: error.apiError)
+            // Back to the ways to sign in for this address, saying why (post/redirect/get).
+            var response = WebFlash.redirect(to: Self.waysPath, error: error.apiError)
+            response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: form.email, next: form.next).cookie))
+            return response
         }
     }
 
@@ -420,6 +510,18 @@ struct CSRFOnly: WebForm {
 }
 
 // What the templates read (`TemplateFields`): each type's stored properties, by name.
+
+extension AuthPages.WaysPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "email": email
+        case "next": next
+        case "minimumLength": minimumLength
+        default: nil
+        }
+    }
+}
 
 extension AuthPages.SignInPage: TemplateFields {
     func child(named key: String) -> Any? {

@@ -11,6 +11,7 @@ import Mustache
 /// tokens rendered only on their own confirmation page.
 enum FormAction: String, CaseIterable, Sendable {
     case post = "post"
+    case identify = "auth/continue"
     case sendCode = "auth/code"
     case resendCode = "auth/code/resend"
     case verifyCode = "auth/code/verify"

@@ -67,7 +67,7 @@ struct PasskeyPages {
             return try await web.signedIn(
                 SignInFlow(user: user, method: .passkey, secondFactor: .passkey), client: client, next: form.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
-            return try await auth.signInPage(request, visitor: visitor, error: error.apiError)
+            return auth.refuseSignIn(error.apiError, email: AuthPages.Identifier(request)?.email ?? "", next: form.next)
         }
     }
 
@@ -102,7 +102,9 @@ struct PasskeyPages {
                 SignInFlow(user: user, method: .passkey, email: email, device: request.cookie(WebVisitor.deviceCookieName), secondFactor: .passkey),
                 client: client, next: next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
-            guard var pending = AuthPages.Pending(request) else { return try await auth.signInPage(request, visitor: visitor, error: error.apiError) }
+            guard var pending = AuthPages.Pending(request) else {
+                return auth.refuseSignIn(error.apiError, email: AuthPages.Identifier(request)?.email ?? "", next: nil)
+            }
             pending = pending.settled
             pending.problem = error.apiError.body.message
             return AuthPages.showCode(pending)

@@ -34,6 +34,21 @@ extension StoreSuite {
     }
 
     @Test(arguments: StoreBackend.available)
+    func aFirstPasswordIsAddedOnlyWhereNoneIsEvenWhenManyArriveAtOnce(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            let added = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<12 { group.addTask { try await store.addPasswordHash("hash \(index)", userID: user.id, at: now) } }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(added == 1, "one statement decides: one first password")
+            let kept = try #require(try await store.passwordHash(userID: user.id))
+            #expect(try await !store.addPasswordHash("later", userID: user.id, at: now))
+            #expect(try await store.passwordHash(userID: user.id) == kept, "an added password never replaces one")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func anEnrolmentWaitsForItsCodeAndIsConfirmedOnce(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

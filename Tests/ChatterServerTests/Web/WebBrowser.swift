@@ -80,4 +80,15 @@ struct WebBrowser {
     }
 
     static func text(_ response: LiveResponse) -> String { String(buffer: response.body) }
+
+    /// What a refused form's redirect leaves to say on the page it goes to (`WebFlash`), read off the
+    /// response's cookie; nil when it says nothing.
+    static func refusal(_ response: LiveResponse) -> String? {
+        for header in response.headers[values: .setCookie] where header.hasPrefix(WebFlash.cookieName + "=") {
+            let value = String(header.split(separator: ";")[0].dropFirst(WebFlash.cookieName.count + 1))
+            guard !value.isEmpty, let bytes = Base64URL.decode(value) else { return nil }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return nil
+    }
 }

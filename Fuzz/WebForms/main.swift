@@ -1,6 +1,6 @@
 // Fuzz target `web-forms`: arbitrary bytes as the body of every form the web pages post, through the same
-// decoding the routes use (`WebSessions.decode`, CSRF first, and a passkey form's credential JSON), as the pending-code cookie the sign-in
-// pages read back (`AuthPages.Pending`), and as the admin pages' query parameters (`AuditTime`, the
+// decoding the routes use (`WebSessions.decode`, CSRF first, and a passkey form's credential JSON), as the cookies the sign-in and
+// account pages read back (`AuthPages.Pending`, `AuthPages.Identifier`, `WebFlash`, the sealed recovery codes), and as the admin pages' query parameters (`AuditTime`, the
 // account search's `LIKE` pattern).
 //
 // Input: one byte that chooses the form and action (modulo the number of actions) and whether this
@@ -39,6 +39,9 @@ func decode(_ action: FormAction, _ text: String) {
     case .sendCode: decode(AuthPages.CodeForm.self, action, text)
     case .verifyCode: decode(AuthPages.VerifyForm.self, action, text)
     case .password: decode(AuthPages.PasswordForm.self, action, text)
+    case .identify: decode(AuthPages.IdentifyForm.self, action, text)
+    case .rename: decode(AccountPages.NameForm.self, action, text)
+    case .passwordAdd, .passwordChange: decode(AccountPages.NewPasswordForm.self, action, text)
     case .signOut: decode(AccountPages.SignOutForm.self, action, text)
     case .handoff: decode(WebSessionRoutes.ConfirmForm.self, action, text)
     case .passkeySignIn: credential(AuthenticationResponseJSON.self, action, text)
@@ -91,6 +94,8 @@ struct Everything: MustacheParent, MustacheCustomRenderable {
 }
 
 let pages = WebPages(policy: WebPolicy())
+let box = SecretBox.ephemeral()
+let userID = UUID()
 let library = pages.library
 let templates = pages.templateNames
 
@@ -142,6 +147,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let pending = AuthPages.Pending(cookie: String(decoding: input, as: UTF8.self)) {
         invariant(EmailAddress.normalize(pending.email) == pending.email, "a pending address \(pending.email.debugDescription) is not normalized")
         if let next = pending.next { invariant(WebSessions.sameSitePath(next) == next, "a pending next \(next.debugDescription) is not a same-site path") }
+    }
+
+    // The other cookies the pages read back: the first step's address, a refusal's message, the recovery
+    // codes on their way to their page (sealed: nothing a browser makes up opens).
+    if let identifier = AuthPages.Identifier(cookie: value) {
+        invariant(identifier.email.utf8.count <= 4 * EmailAddress.maximumBytes * 2, "an identifier of \(identifier.email.utf8.count) bytes")
+        if let next = identifier.next {
+            invariant(WebSessions.sameSitePath(next) == next, "an identifier's next \(next.debugDescription) is not a same-site path")
+        }
+    }
+    if let message = WebFlash.message(cookie: value) { invariant(message.utf8.count <= WebFlash.maximumBytes, "a flash of \(message.utf8.count) bytes") }
+    if let sealed = Base64URL.decode(value) {
+        invariant(box.openShown(sealed, for: userID, session: userID, at: Date()) == nil, "made-up bytes opened as recovery codes")
     }
 
     let query = String(decoding: input, as: UTF8.self)

@@ -189,6 +189,9 @@ struct AccountPages {
         case .revokeSession(let id):
             try await accounts.revoke(id, of: session, client: client)
             return WebSessions.redirect(to: "/account?notice=\(Notice.revoked.rawValue)")
+        case .addAuthenticator:
+            _ = try await secondFactors.beginEnrolment(session, account: try await secondFactors.accountName(session.user))
+            return WebSessions.redirect(to: SecondFactorAccountPages.setupPath)
         }
     }
 

@@ -172,8 +172,14 @@ struct AuthPages {
         }
 
         init?(_ request: Request) {
+            guard let value = request.cookie(Self.cookieName) else { return nil }
+            self.init(cookie: value)
+        }
+
+        /// Whatever the browser sends back: an address of at most twice email's length and a same-site `next`.
+        init?(cookie value: String) {
             // fail-closed: a cookie that does not decode is no identifier: the first step asks again
-            guard let value = request.cookie(Self.cookieName), value.utf8.count <= 2048,
+            guard value.utf8.count <= 2048,
                 let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
                 let decoded = try? JSONDecoder().decode(Identifier.self, from: Data(bytes))
             else { return nil }

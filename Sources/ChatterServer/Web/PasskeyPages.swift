@@ -155,7 +155,9 @@ struct PasskeyPages {
             try await passkeys.delete(context.parameters.get("id") ?? "", session: session, client: context.client(request))
             return WebSessions.redirect(to: "/account?notice=\(Notice.passkeyRemoved.rawValue)")
         } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
-            return StepUpPages.ask(returningTo: "/account")
+            // Back to the removal's own page once confirmed: its token is rendered there only.
+            let id = context.parameters.get("id").flatMap { Base64URL.decode($0) != nil && $0.utf8.count <= 1400 ? $0 : nil }
+            return StepUpPages.ask(returningTo: id.map { "/account/passkeys/\($0)/remove" } ?? "/account")
         } catch let error as any APIErrorConvertible {
             return AccountPages.refused(error.apiError)
         }

@@ -43,8 +43,8 @@ struct SecondFactorAccountPages {
         do {
             _ = try await secondFactors.beginEnrolment(session, account: try await secondFactors.accountName(session.user))
         } catch SecondFactorError.signInAgain {
-            // "Confirm it is you": a passkey, or signing in again, from which the app can be added.
-            return StepUpPages.ask(returningTo: "/account")
+            // "Confirm it is you": a passkey goes on to the setup at once; signing in again comes back to the account.
+            return StepUpPages.ask(returningTo: "/account", resume: .addAuthenticator)
         }
         return WebSessions.redirect(to: Self.setupPath)
     }

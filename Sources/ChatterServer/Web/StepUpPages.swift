@@ -31,11 +31,14 @@ struct StepUpPages {
     enum Resume: Equatable {
         case signOutEverywhere
         case revokeSession(UUID)
+        case addAuthenticator
 
         init?(_ text: String?) {
             guard let text, text.utf8.count <= 64 else { return nil }
             if text == "signout-everywhere" {
                 self = .signOutEverywhere
+            } else if text == "add-authenticator" {
+                self = .addAuthenticator
             } else if text.hasPrefix("revoke:"), let id = UUID(uuidString: String(text.dropFirst("revoke:".count))) {
                 self = .revokeSession(id)
             } else {
@@ -47,6 +50,7 @@ struct StepUpPages {
             switch self {
             case .signOutEverywhere: "signout-everywhere"
             case .revokeSession(let id): "revoke:\(id.uuidString)"
+            case .addAuthenticator: "add-authenticator"
             }
         }
 
@@ -56,6 +60,7 @@ struct StepUpPages {
             switch self {
             case .signOutEverywhere: "Once confirmed, every browser and app signed in to your account is signed out, this one too."
             case .revokeSession: "Once confirmed, the session you chose to end is signed out."
+            case .addAuthenticator: "Once confirmed, you go on to add your authenticator app."
             }
         }
     }

@@ -22,7 +22,11 @@ enum WebFlash {
 
     /// The message a redirect left, if any; anything that does not decode, or is longer than a message, is none.
     static func message(_ request: Request) -> String? {
-        guard let value = request.cookie(cookieName), !value.isEmpty, value.utf8.count <= maximumBytes * 4 / 3 + 4 else { return nil }
+        request.cookie(cookieName).flatMap(message(cookie:))
+    }
+
+    static func message(cookie value: String) -> String? {
+        guard !value.isEmpty, value.utf8.count <= maximumBytes * 4 / 3 + 4 else { return nil }
         // fail-closed: a cookie that does not decode is no message
         guard let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]) else { return nil }
         return String(validating: bytes, as: UTF8.self)

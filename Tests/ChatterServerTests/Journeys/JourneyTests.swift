@@ -174,8 +174,10 @@ import Testing
     enum Failure: Error { case notOnThePages(Way) }
 
     /// Whether a page answers `refusal`: its status, and its message as the page escapes it.
+    /// The page says `refusal`: an error page, or (post/redirect/get) a redirect whose page will say it (`WebFlash`).
     static func page(_ answer: LiveResponse, shows refusal: APIError) -> Bool {
-        answer.status == refusal.status && WebBrowser.text(answer).contains(HTMLText.escape(refusal.body.message))
+        if answer.status == .seeOther { return WebBrowser.refusal(answer) == refusal.body.message }
+        return answer.status == refusal.status && WebBrowser.text(answer).contains(HTMLText.escape(refusal.body.message))
     }
 
     // MARK: Disabled

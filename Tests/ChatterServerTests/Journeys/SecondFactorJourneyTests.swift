@@ -192,7 +192,7 @@ import Testing
             h.clock.advance(by: StepUp.window)
             let removed = Base64URL.encode(try #require(try await h.store.passkeys(of: account.id).last?.credentialID))
             let asked = try await browser.post("/account/passkeys/\(removed)/delete", [])
-            #expect(asked.headers[.location] == StepUpPages.path + "?next=%2Faccount")
+            #expect(asked.headers[.location] == StepUpPages.path + "?next=%2Faccount%2Fpasskeys%2F\(removed)%2Fremove", "back to the removal after")
             let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount"))
             #expect(page.contains("Confirm with a passkey") && !page.contains(#"action="/account/verify""#), "no app: a passkey, or sign in again")
             let options = try h.decode(PasskeyRequestOptions.self, try await browser.postForJSON("/account/verify/passkey/options"))

@@ -186,14 +186,17 @@ extension WebBrowser {
             h.clock.advance(by: StepUp.window)
 
             let asked = try await browser.post("/account/passkeys/\(removed)/delete", [])
-            #expect(asked.headers[.location] == StepUpPages.path + "?next=%2Faccount")
+            let back = "/account/passkeys/\(removed)/remove"
+            #expect(
+                asked.headers[.location] == StepUpPages.path + "?next=" + back.replacingOccurrences(of: "/", with: "%2F"), "back to the removal's page after")
             let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount"))
             #expect(page.contains("Confirm with a passkey") && !page.contains(#"action="/account/verify""#), "no app: a passkey, or sign in again")
             let options = try h.decode(PasskeyRequestOptions.self, try await browser.postForJSON("/account/verify/passkey/options"))
             #expect(options.allowCredentials.count == 2, "the account's own passkeys")
             let confirmed = try await browser.post(
-                "/account/verify/passkey", [("credential", try PasskeyPagesTests.credentialJSON(try keep.authenticate(options))), ("next", "/account")])
-            #expect(confirmed.headers[.location] == "/account", "\(WebBrowser.text(confirmed))")
+                "/account/verify/passkey", [("credential", try PasskeyPagesTests.credentialJSON(try keep.authenticate(options))), ("next", back)])
+            #expect(confirmed.headers[.location] == back, "\(WebBrowser.text(confirmed))")
+            #expect(WebBrowser.text(try await browser.get(back)).contains("Remove the passkey"), "the interrupted removal's page, to finish it")
             #expect(try await browser.post("/account/passkeys/\(removed)/delete", []).headers[.location] == "/account?notice=passkey-removed")
 
             // Another account's passkey confirms nothing here.
@@ -291,8 +294,9 @@ extension WebBrowser {
             _ = try await browser.signInWithCode("ada@example.com")
             h.clock.advance(by: StepUp.window)
             let start = try await browser.post("/account/two-step/start", [])
-            #expect(start.headers[.location] == StepUpPages.path + "?next=%2Faccount")
-            let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount"))
+            #expect(start.headers[.location] == StepUpPages.path + "?next=%2Faccount&resume=add-authenticator")
+            let page = WebBrowser.text(try await browser.get(StepUpPages.path + "?next=%2Faccount&resume=add-authenticator"))
+            #expect(page.contains("you go on to add your authenticator app"), "the page says what confirming finishes")
             #expect(page.contains("Sign in again") && !page.contains(#"action="/account/verify""#) && !page.contains("Confirm with a passkey"))
             let again = try await browser.post("/account/signout", [("next", "/account")])
             #expect(again.headers[.location] == "/auth?next=%2Faccount")
@@ -300,6 +304,26 @@ extension WebBrowser {
             h.clock.advance(by: 61)
             #expect(try await browser.signInWithCode("ada@example.com", next: "/account").headers[.location] == "/account")
             #expect(try await browser.post("/account/two-step/start", []).headers[.location] == SecondFactorAccountPages.setupPath)
+        }
+    }
+
+    /// "Add an authenticator app" from an old session: a passkey confirms it is you, and the setup follows at
+    /// once, without clicking "Add" again (issue 44).
+    @Test func aPasskeyStepUpGoesOnToAddTheApp() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let key = PasskeyFlowTests.authenticator()
+            _ = try await PasskeyPagesTests.addPasskey(&browser, key)
+            h.clock.advance(by: StepUp.window)
+            let start = try await browser.post("/account/two-step/start", [])
+            #expect(start.headers[.location] == StepUpPages.path + "?next=%2Faccount&resume=add-authenticator")
+            let options = try h.decode(PasskeyRequestOptions.self, try await browser.postForJSON("/account/verify/passkey/options"))
+            let confirmed = try await browser.post(
+                "/account/verify/passkey",
+                [("credential", try PasskeyPagesTests.credentialJSON(try key.authenticate(options))), ("next", "/account"), ("resume", "add-authenticator")])
+            #expect(confirmed.headers[.location] == SecondFactorAccountPages.setupPath, "the interrupted action finished")
+            #expect(WebBrowser.text(try await browser.get(SecondFactorAccountPages.setupPath)).contains("data-secret"))
         }
     }
 

@@ -156,7 +156,7 @@ struct AuthPages {
 
     static func nextQuery(_ next: String?) -> String {
         guard let next = next.flatMap(WebSessions.sameSitePath), !next.isEmpty else { return "" }
-        return "?next=" + (next.addingPercentEncoding(withAllowedCharacters: SignedInPagesMiddleware.pathInQuery) ?? "")
+        return "?next=" + (next.addingPercentEncoding(withAllowedCharacters: WebSessions.queryValue) ?? "")
     }
 
     /// The address typed on the first step, kept in the browser for the second (never in a URL, which

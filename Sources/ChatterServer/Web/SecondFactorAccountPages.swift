@@ -22,7 +22,7 @@ struct SecondFactorAccountPages {
 
     func register(on router: some RouterMethods<ChatterRequestContext>) {
         router.post(RouterPath(FormAction.secondFactorStart.route)) { request, context in try await start(request, context) }
-        router.get(RouterPath(Self.setupPath)) { _, context in try await setup(context) }
+        router.get(RouterPath(Self.setupPath)) { request, context in try await setup(request, context) }
         router.post(RouterPath(FormAction.secondFactorConfirm.route)) { request, context in try await confirm(request, context) }
         router.get(RouterPath(Self.codesPath)) { request, context in try await shown(request, context) }
         router.post(RouterPath(FormAction.recoveryCodes.route)) { request, context in try await regenerate(request, context) }
@@ -58,7 +58,7 @@ struct SecondFactorAccountPages {
         let uri: String
     }
 
-    func setup(_ context: ChatterRequestContext, error: APIError? = nil) async throws -> Response {
+    func setup(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
         guard let enrolment = try await secondFactors.pendingEnrolment(session, account: try await secondFactors.accountName(session.user)) else {
             return WebSessions.redirect(to: "/account")
@@ -66,9 +66,9 @@ struct SecondFactorAccountPages {
         // fail-closed: a QR code that cannot be drawn is left out; the secret is shown as text and nothing is granted
         let qr = (try? QRCode(bytes: Array(enrolment.uri.utf8)).svg()).map { "data:image/svg+xml;base64," + Data($0.utf8).base64EncodedString() } ?? ""
         let page = SetupPage(
-            frame: pages.frame("Add an authenticator app", visitor, error: error?.body.message), qr: qr,
+            frame: pages.frame("Add an authenticator app", visitor, error: WebFlash.message(request)), qr: qr,
             secret: Self.grouped(enrolment.secret), uri: enrolment.uri)
-        return pages.render("two-step-setup", page, status: error?.status ?? .ok, visitor: visitor)
+        return WebFlash.cleared(pages.render("two-step-setup", page, visitor: visitor), for: request)
     }
 
     /// The base32 secret in groups of four, as people type it (apps ignore the spaces).
@@ -90,7 +90,7 @@ struct SecondFactorAccountPages {
             let codes = try await secondFactors.confirmEnrolment(session, code: form.code, client: context.client(request))
             return try showCodes(codes, session: session, notice: .twoStepOn)
         } catch let error as any APIErrorConvertible {
-            return try await setup(context, error: error.apiError)
+            return WebFlash.redirect(to: Self.setupPath, error: error.apiError)
         }
     }
 

@@ -39,12 +39,13 @@ struct SecondFactorPages {
         let rememberDays: Int?
     }
 
-    func page(_ request: Request, visitor: WebVisitor, next: String?, error: APIError? = nil) throws -> Response {
+    /// The code step, saying why the last code was refused (`WebFlash`), if it was.
+    func page(_ request: Request, visitor: WebVisitor, next: String?) throws -> Response {
         guard request.cookie(Self.cookieName) != nil else { return WebSessions.redirect(to: "/auth") }
         let page = CodePage(
-            frame: pages.frame("Two-step sign-in", visitor, error: error?.body.message), next: next.flatMap(WebSessions.sameSitePath),
+            frame: pages.frame("Two-step sign-in", visitor, error: WebFlash.message(request)), next: next.flatMap(WebSessions.sameSitePath),
             rememberDays: signIn.rememberDevice > 0 ? Int(signIn.rememberDevice / 86_400) : nil)
-        return pages.render("second-factor", page, status: error?.status ?? .ok, visitor: visitor)
+        return WebFlash.cleared(pages.render("second-factor", page, visitor: visitor), for: request)
     }
 
     struct CodeForm: WebForm {
@@ -67,8 +68,13 @@ struct SecondFactorPages {
             var response = try await web.signedIn(flow, client: client, next: form.next, replacing: visitor)
             response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.cookieName)))
             return response
+        } catch SecondFactorError.stepExpired {
+            // Nothing left to type a code for: the sign-in starts again, and its page says why.
+            var response = WebFlash.redirect(to: "/auth" + AuthPages.nextQuery(form.next), error: SecondFactorError.stepExpired.apiError)
+            response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.cookieName)))
+            return response
         } catch let error as any APIErrorConvertible {
-            return try page(request, visitor: visitor, next: form.next, error: error.apiError)
+            return WebFlash.redirect(to: Self.path + AuthPages.nextQuery(form.next), error: error.apiError)
         }
     }
 }

@@ -85,18 +85,16 @@ struct StepUpPages {
         let passkey: Bool
     }
 
-    func page(_ request: Request, _ context: ChatterRequestContext, error: APIError? = nil, next: String? = nil, resume: String? = nil) async throws
-        -> Response
-    {
+    /// The page, saying why the last proof was refused (`WebFlash`), if one was.
+    func page(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
-        let next = (next ?? request.uri.queryParameters.get("next")).flatMap(WebSessions.sameSitePath) ?? "/account"
-        let asked: String? = resume ?? request.uri.queryParameters.get("resume").map { String($0) }
-        let resume = Resume(asked)
+        let next = request.uri.queryParameters.get("next").flatMap(WebSessions.sameSitePath) ?? "/account"
+        let resume = Resume(request.uri.queryParameters.get("resume").map { String($0) })
         let page = Page(
-            frame: pages.frame("Confirm it is you", visitor, error: error?.body.message), next: next, resume: resume?.text ?? "",
+            frame: pages.frame("Confirm it is you", visitor, error: WebFlash.message(request)), next: next, resume: resume?.text ?? "",
             then: resume?.sentence, code: try await secondFactors.isEnabled(for: session.user.id),
             passkey: try await passkeys.list(session.user).contains { !$0.flagged })
-        return pages.render("verify", page, status: error?.status ?? .ok, visitor: visitor)
+        return WebFlash.cleared(pages.render("verify", page, visitor: visitor), for: request)
     }
 
     struct CodeForm: WebForm {
@@ -144,7 +142,9 @@ struct StepUpPages {
         do {
             try await prove()
         } catch let error as any APIErrorConvertible {
-            return try await page(request, context, error: error.apiError, next: next, resume: resume)
+            // Back to this page, for another try, saying why (post/redirect/get).
+            let back = Self.ask(returningTo: next.flatMap(WebSessions.sameSitePath) ?? "/account", resume: Resume(resume))
+            return WebFlash.redirect(to: back.headers[.location] ?? Self.path, error: error.apiError)
         }
         return try await passed(session, next: next, resume: resume, request, context)
     }

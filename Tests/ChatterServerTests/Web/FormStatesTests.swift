@@ -118,6 +118,21 @@ import Testing
         }
     }
 
+    @Test func aSecondStepLeftTooLongStartsTheSignInAgainSayingWhy() async throws {
+        try await Harness.run { h async throws in
+            var owner = WebBrowser(h)
+            _ = try await owner.signInWithCode("ada@example.com")
+            let (totp, _) = try await owner.enrolSecondFactor(h)
+            var browser = WebBrowser(h)
+            #expect(try await browser.signInWithCode("ada@example.com").headers[.location] == SecondFactorPages.path)
+            h.clock.advance(by: 301)
+            let late = try await browser.post(SecondFactorPages.path, [("code", SecondFactorPagesTests.code(totp, h))])
+            #expect(late.headers[.location] == "/auth" && WebBrowser.refusal(late)?.contains("expired") == true, "a way forward: sign in again")
+            #expect(browser.cookies[SecondFactorPages.cookieName] == nil && browser.cookies[SessionAuthenticator.cookieName] == nil)
+            #expect(WebBrowser.text(try await browser.get("/auth")).contains("has expired"), "the sign-in page says why")
+        }
+    }
+
     @Test func aKeyNamesOnlyItsAuthorsPost() {
         let ada = UUID()
         let grace = UUID()

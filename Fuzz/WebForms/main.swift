@@ -41,6 +41,8 @@ func decode(_ action: FormAction, _ text: String) {
     case .password: decode(AuthPages.PasswordForm.self, action, text)
     case .identify: decode(AuthPages.IdentifyForm.self, action, text)
     case .rename: decode(AccountPages.NameForm.self, action, text)
+    case .emailStart: decode(AccountPages.EmailForm.self, action, text)
+    case .emailConfirm: decode(AccountPages.EmailCodeForm.self, action, text)
     case .passwordAdd, .passwordChange: decode(AccountPages.NewPasswordForm.self, action, text)
     case .signOut: decode(AccountPages.SignOutForm.self, action, text)
     case .handoff: decode(WebSessionRoutes.ConfirmForm.self, action, text)

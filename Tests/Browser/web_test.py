@@ -414,6 +414,21 @@ def run(server, shots):
         check(narrow[0] <= narrow[1] and width[0] <= width[1], f"nothing wider than the screen at 390 px: {narrow}")
         step("rename, change the password (a wrong current one refused, Back is a page), sessions show their network, events list the change")
 
+        # The email address, changed by a code to the new one; the old one is told.
+        visit.find("details summary").click()
+        started = time.time() - 1
+        visit.fill("#new-email", "grace.hopper@example.com")
+        visit.submit("form[action='/account/email'] button")
+        check(driver.current_url.endswith("/account/email") and "grace.hopper@example.com" in visit.find("main").text, "the code step names the new address")
+        visit.page("account-email")
+        visit.fill("#code", server.latest_code("grace.hopper@example.com", started))
+        visit.submit("form[action='/account/email/confirm'] button")
+        check("email address is changed" in visit.find(".notice").text and "grace.hopper@example.com" in visit.find(".profile").text, "changed")
+        outbox = os.path.join(server.data, "outbox")
+        told = [open(os.path.join(outbox, n)).read() for n in os.listdir(outbox)]
+        check(any("grace@example.com" in m and "email address of your Chatter account was changed" in m for m in told), "the old address is told")
+        step("change the email address with a code sent to the new one; the old address is told")
+
         # The hand-off: an app's native session becomes this browser's, asking first when it would switch accounts.
         app = server.native_sign_in("lin@example.com")
         status, link = server.api("POST", "/v1/auth/web-session", bearer=app["accessToken"])
@@ -480,12 +495,12 @@ def run(server, shots):
         check("has an @ in it" in visit.find(".error").text and visit.find("#email").get_attribute("value") == "not an address",
               "an address that cannot be one says what to fix, and keeps what was typed")
         pages = {}
-        for address in ["grace@example.com", "nobody-here@example.com"]:
+        for address in ["grace.hopper@example.com", "nobody-here@example.com"]:
             visit.go("/auth")
             visit.identify(address)
             pages[address] = visit.find("main").get_attribute("innerHTML").replace(address, "ADDRESS")
             pages[address] = re.sub(r'name="csrf" value="[0-9a-f]+"', "", pages[address])
-        check(pages["grace@example.com"] == pages["nobody-here@example.com"], "the ways page is the same for a known and an unknown address")
+        check(pages["grace.hopper@example.com"] == pages["nobody-here@example.com"], "the ways page is the same for a known and an unknown address")
         check(visit.finds("form[action='/auth/code']") and visit.finds("#password") and visit.finds("form[action='/auth/passkey']"),
               "a code, the password, or a passkey")
         step("identifier first: one email field, then the same ways to sign in for any address (an account or none)")

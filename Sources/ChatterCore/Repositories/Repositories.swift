@@ -24,9 +24,23 @@ public protocol UserRepository: Sendable {
     @discardableResult
     func deleteIdentity(_ key: IdentityKey) async throws -> UUID?
     func setEmailForwarding(_ key: IdentityKey, enabled: Bool) async throws
+    /// Makes `address` the account's emailed-code identity in place of the one it had (if any), in one
+    /// transaction whose insert decides: an address that is another account's identity is `.taken`, even
+    /// when that account claims it at the same moment.
+    func changeEmailIdentity(userID: UUID, to address: String, at: Date) async throws -> EmailIdentityChange
     /// Deletes the user, their identities, password, sessions and chatts.
     func deleteUser(id: UUID) async throws
     func userCount() async throws -> Int
+}
+
+/// What `changeEmailIdentity` did.
+public enum EmailIdentityChange: Sendable, Equatable {
+    /// The account signs in with the new address now; `previous` is the address it replaced, if any.
+    case changed(previous: String?)
+    /// The address is the account's already.
+    case unchanged
+    /// The address is another account's.
+    case taken
 }
 
 extension UserRepository {

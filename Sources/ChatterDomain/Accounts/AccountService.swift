@@ -50,7 +50,7 @@ package struct AccountService: Sendable {
     package static let historyLimit = 50
     package static let historyEvents: [AuditLog.Event] = [
         .passkeyAdded, .passkeyRemoved, .secondFactorEnabled, .secondFactorDisabled, .recoveryCodeUsed, .recoveryCodesRegenerated,
-        .passwordChanged, .passwordReset, .passwordSet, .signOutAll, .sessionRevoked, .adminSecondFactorReset,
+        .passwordChanged, .passwordReset, .passwordSet, .emailChanged, .signOutAll, .sessionRevoked, .adminSecondFactorReset,
     ]
 
     package func isOperator(_ user: User) async throws -> Bool {
@@ -107,4 +107,8 @@ package struct AccountService: Sendable {
 public enum AccountError: Error, Equatable {
     /// A name with nothing left once cleaned.
     case emptyName
+    /// A new address that is the account's already.
+    case sameEmail
+    /// A new address that another account signs in with.
+    case emailTaken
 }

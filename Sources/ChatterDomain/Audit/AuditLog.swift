@@ -17,6 +17,7 @@ public struct AuditLog: Sendable {
         case passwordReset = "password_reset"
         /// A first password, set on an account that had none (a sign-up on its address).
         case passwordSet = "password_set"
+        case emailChanged = "email_changed"
         case accountDeleted = "account_deleted"
         case appleConsentRevoked = "apple_consent_revoked"
         case appleAccountDeleted = "apple_account_deleted"

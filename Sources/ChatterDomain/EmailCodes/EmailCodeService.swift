@@ -127,12 +127,13 @@ public struct EmailCodeService: Sendable {
     }
 
     public enum Purpose: Sendable {
-        case signIn, passwordReset
+        case signIn, passwordReset, addressChange
 
         package var sentence: String {
             switch self {
             case .signIn: "Your Chatter sign-in code is"
             case .passwordReset: "Your Chatter code to choose a new password is"
+            case .addressChange: "Your Chatter code to sign in with this address from now on is"
             }
         }
     }

@@ -37,6 +37,17 @@ package struct AccountNotices: Sendable {
         }
     }
 
+    /// A notice to an address the account no longer has (the one an address change replaced), counted with
+    /// the account's others.
+    package func send(_ notice: AccountNotice, toFormer address: String, of userID: UUID, client: ClientInfo?) async {
+        do {
+            if let limits, try await limits.hit(RateLimitKeys.notices(userID), window: 3600, at: now()) > Self.perHour { return }
+            try await deliver(notice, to: address, client: client)
+        } catch {
+            logger.error("sending an account notice failed", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// The account's last notice, to the address read before it went: not counted, since its counters went
     /// with it.
     package func sendDeleted(to address: String, client: ClientInfo?) async {
@@ -77,6 +88,8 @@ package enum AccountNotice: Sendable, Equatable {
     case passwordReset
     case accountDeleted
     case operatorResetSecondFactor
+    /// The address the account signs in with by emailed code changed; `to` is the new one, masked.
+    case emailChanged(to: String)
     /// The first notice past the hourly limit, in its place.
     case moreChanges
 
@@ -94,6 +107,7 @@ package enum AccountNotice: Sendable, Equatable {
         case .passwordReset: "Your Chatter password was reset"
         case .accountDeleted: "Your Chatter account was deleted"
         case .operatorResetSecondFactor: "Two-step sign-in was reset for your Chatter account"
+        case .emailChanged: "The email address of your Chatter account was changed"
         case .moreChanges: "More changes were made to your Chatter account"
         }
     }
@@ -134,6 +148,9 @@ package enum AccountNotice: Sendable, Equatable {
             what =
                 "The server's operator removed the authenticator app and recovery codes from your Chatter account, as asked. Turn two-step sign-in on again from your account."
             otherwise = "If you did not ask for this, contact the operator."
+        case .emailChanged(let to):
+            what = "Your Chatter account now signs in with emailed codes sent to \(to), and no longer to the address it had before."
+            otherwise = "If this was not you, contact the operator at once: the new address's owner can sign in to the account."
         case .moreChanges:
             what =
                 "More changes to how your Chatter account signs in were made this hour than are mailed one by one. Sign in and read your account's history to see each."

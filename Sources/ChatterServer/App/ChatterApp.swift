@@ -65,7 +65,8 @@ public enum ChatterApp {
         SecondFactorPages(signIn: s.signIn, pages: pages, web: web).register(on: browsers)
         SecondFactorAccountPages(secondFactors: s.secondFactors, pages: pages, web: web).register(on: accountPages)
         let account = AccountPages(
-            accounts: s.accounts, passwords: s.passwords, passkeys: s.passkeys, secondFactors: s.secondFactors, stepUp: s.stepUp, pages: pages, web: web)
+            accounts: s.accounts, emailChange: s.emailChange, passwords: s.passwords, passkeys: s.passkeys, secondFactors: s.secondFactors, stepUp: s.stepUp,
+            pages: pages, web: web)
         StepUpPages(secondFactors: s.secondFactors, passkeys: s.passkeys, account: account, pages: pages, web: web).register(on: accountPages)
         account.register(on: browsers, signedIn: accountPages)
         PasskeyPages(passkeys: s.passkeys, auth: auth, account: account, web: web).register(on: browsers, signedIn: accountPages)

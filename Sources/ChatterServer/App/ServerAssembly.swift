@@ -24,6 +24,7 @@ public struct ServerAssembly: Sendable {
     let emailCodes: EmailCodeFlow
     let passwords: PasswordFlow
     let accounts: AccountService
+    let emailChange: EmailChange
     let handoffs: WebHandoffs
     let appleNotifications: AppleNotifications
     let appleTokens: AppleTokens
@@ -90,6 +91,7 @@ public struct ServerAssembly: Sendable {
             rememberDevice: Double(configuration.rememberDeviceDays) * 86_400, audit: audit)
         accounts = AccountService(
             store: store, profiles: profiles, devices: devices, audit: audit, stepUp: stepUp, appleTokens: appleTokens, notices: notices)
+        emailChange = EmailChange(store: store, codes: codes, stepUp: stepUp, devices: devices, audit: audit, notices: notices, now: now)
         handoffs = WebHandoffs(store: store, now: now)
         appleNotifications = AppleNotifications(store: store, apple: apple, audit: audit, appleTokens: appleTokens, now: now)
         timeline = Timeline(store: store, now: now)

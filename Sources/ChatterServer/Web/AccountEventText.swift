@@ -13,6 +13,7 @@ enum AccountEventText {
         case .passwordChanged: "The password was changed"
         case .passwordReset: "The password was reset with an emailed code"
         case .passwordSet: "A password was set"
+        case .emailChanged: "The email address was changed"
         case .signOutAll: "Every session was signed out"
         case .sessionRevoked: "A session was signed out"
         case .adminSecondFactorReset: "The server's operator reset two-step sign-in"

@@ -10,6 +10,7 @@ import Hummingbird
 /// "revoke", sign-out (this browser or everywhere), and deleting the account after a confirmation step.
 struct AccountPages {
     let accounts: AccountService
+    let emailChange: EmailChange
     let passwords: PasswordFlow
     let passkeys: PasskeyService
     let secondFactors: SecondFactorService
@@ -21,6 +22,9 @@ struct AccountPages {
     func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         signedIn.get("account") { request, context in try await show(request, context) }
         signedIn.post(RouterPath(FormAction.rename.route)) { request, context in try await rename(request, context) }
+        signedIn.post(RouterPath(FormAction.emailStart.route)) { request, context in try await startEmailChange(request, context) }
+        signedIn.get(RouterPath(Self.emailPath)) { request, context in try await emailPage(request, context) }
+        signedIn.post(RouterPath(FormAction.emailConfirm.route)) { request, context in try await confirmEmailChange(request, context) }
         signedIn.post(RouterPath(FormAction.passwordAdd.route)) { request, context in try await addPassword(request, context) }
         signedIn.post(RouterPath(FormAction.passwordChange.route)) { request, context in try await changePassword(request, context) }
         signedIn.post(RouterPath(FormAction.revokeSession.route)) { request, context in try await revoke(request, context) }
@@ -118,6 +122,85 @@ struct AccountPages {
             return Self.refused(error.apiError)
         }
         return WebSessions.redirect(to: "/account?notice=\(Notice.renamed.rawValue)")
+    }
+
+    // MARK: The address
+
+    static let emailPath = "/account/email"
+    /// The new address waiting for its code, kept in the browser between the two steps (never in a URL).
+    static let newEmailCookieName = "__Host-chatter-new-email"
+
+    struct EmailForm: WebForm {
+        let csrf: String
+        let email: String
+    }
+
+    /// A code to the new address, once the session proved it is its owner recently; then the code's page.
+    func startEmailChange(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, session) = try context.requireSignedIn()
+        let form = try await web.form(EmailForm.self, for: .emailStart, request, context, visitor: visitor)
+        guard EmailAddress.normalize(form.email) != nil else { return Self.refused(AuthPages.addressProblem(form.email)) }
+        let address: String
+        do {
+            let started = try await emailChange.start(session, to: form.email, client: context.client(request))
+            if started.sent.delivery == .recipientRefused { return Self.refused(AuthPages.MailRefused(email: started.address).apiError) }
+            address = started.address
+        } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
+            return StepUpPages.ask(returningTo: "/account")
+        } catch let limit as LimitReached where limit.limit == .emailCodeResend {
+            // A second click: the code that went out moments ago is the one to type.
+            address = EmailAddress.normalize(form.email) ?? form.email
+        } catch let error as any APIErrorConvertible {
+            return Self.refused(error.apiError)
+        }
+        var response = WebSessions.redirect(to: Self.emailPath)
+        let value = Base64URL.encode(Array(address.utf8))
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.make(Self.newEmailCookieName, value, maxAge: 900)))
+        return response
+    }
+
+    static func newEmail(_ request: Request) -> String? {
+        // A made-up value is only an address the code must then prove: normalized again, or none.
+        request.cookie(newEmailCookieName).flatMap { $0.utf8.count <= 1400 ? Base64URL.decode($0) : nil }.flatMap {
+            EmailAddress.normalize(String(decoding: $0, as: UTF8.self))
+        }
+    }
+
+    struct EmailPage: PageContent {
+        let frame: PageFrame
+        let email: String
+    }
+
+    func emailPage(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, _) = try context.requireSignedIn()
+        guard let address = Self.newEmail(request) else { return WebSessions.redirect(to: "/account") }
+        let page = EmailPage(frame: pages.frame("Confirm your new address", visitor, error: WebFlash.message(request)), email: address)
+        return WebFlash.cleared(pages.render("account-email", page, visitor: visitor), for: request)
+    }
+
+    struct EmailCodeForm: WebForm {
+        let csrf: String
+        let code: String
+    }
+
+    func confirmEmailChange(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        let (visitor, session) = try context.requireSignedIn()
+        let form = try await web.form(EmailCodeForm.self, for: .emailConfirm, request, context, visitor: visitor)
+        guard let address = Self.newEmail(request) else { return WebSessions.redirect(to: "/account") }
+        do {
+            try await emailChange.confirm(session, address: address, code: form.code, client: context.client(request))
+        } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
+            return StepUpPages.ask(returningTo: Self.emailPath)
+        } catch AccountError.emailTaken {
+            var response = Self.refused(AccountError.emailTaken.apiError)
+            response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.newEmailCookieName)))
+            return response
+        } catch let error as any APIErrorConvertible {
+            return WebFlash.redirect(to: Self.emailPath, error: error.apiError)
+        }
+        var response = WebSessions.redirect(to: "/account?notice=\(Notice.emailChanged.rawValue)")
+        response.headers.append(HTTPField(name: .setCookie, value: WebCookie.expired(Self.newEmailCookieName)))
+        return response
     }
 
     struct NewPasswordForm: WebForm {
@@ -381,6 +464,16 @@ extension AccountPages.PasskeyRemovalPage: TemplateFields {
         case "name": name
         case "authenticator": authenticator
         case "csrf": csrf
+        default: nil
+        }
+    }
+}
+
+extension AccountPages.EmailPage: TemplateFields {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "frame": frame
+        case "email": email
         default: nil
         }
     }

@@ -27,6 +27,8 @@ enum FormAction: String, CaseIterable, Sendable {
     case handoff = "v1/auth/web-session/redeem"
     case revokeSession = "account/sessions/:id/revoke"
     case rename = "account/name"
+    case emailStart = "account/email"
+    case emailConfirm = "account/email/confirm"
     case passwordAdd = "account/password/add"
     case passwordChange = "account/password/change"
     case signOut = "account/signout"

@@ -89,6 +89,7 @@ enum Notice: String {
     case passkeyRemoved = "passkey-removed"
     case twoStepOff = "two-step-off"
     case renamed
+    case emailChanged = "email-changed"
     case twoStepOn = "two-step-on"
     case newRecoveryCodes = "new-recovery-codes"
     case passwordAdded = "password-added"
@@ -107,6 +108,7 @@ enum Notice: String {
         case .twoStepOff: "Two-step sign-in is off: your password or an emailed code alone signs you in."
         case .twoStepOn: "Two-step sign-in is on."
         case .newRecoveryCodes: "New recovery codes: the old ones no longer work."
+        case .emailChanged: "Your email address is changed: codes go to the new one, and the old one was told."
         case .renamed: "Your name is changed. New chatts show it; earlier ones keep the name they were posted under."
         case .passwordAdded: "Your password is set: you can sign in with your email and it now."
         case .passwordChanged: "Your password is changed. Your other sessions are signed out."

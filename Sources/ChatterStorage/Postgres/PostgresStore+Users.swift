@@ -111,6 +111,29 @@ extension PostgresStore {
             """, keepsSessionCache: true)
     }
 
+    public func changeEmailIdentity(userID: UUID, to address: String, at now: Date) async throws -> EmailIdentityChange {
+        do {
+            return try await transaction { [logger] db in
+                let owner = try await db.rows(
+                    "SELECT user_id FROM identities WHERE issuer = \(IdentityKey.emailIssuer) AND subject = \(address)", logger: logger
+                ).first.map { try $0.value("user_id", as: UUID.self) }
+                if let owner { return owner == userID ? .unchanged : .taken }
+                let previous = try await db.rows(
+                    "DELETE FROM identities WHERE issuer = \(IdentityKey.emailIssuer) AND user_id = \(userID) RETURNING subject", logger: logger
+                ).first.map { try $0.value("subject", as: String.self) }
+                try await db.query(
+                    """
+                    INSERT INTO identities (issuer, subject, user_id, email, email_verified, created_at)
+                    VALUES (\(IdentityKey.emailIssuer), \(address), \(userID), \(address), true, \(now))
+                    """, logger: logger)
+                return .changed(previous: previous)
+            }
+        } catch let error as PSQLError where error.sqlState == PSQLError.uniqueViolation {
+            // Another account inserted the address after this transaction read it: its insert decided.
+            return .taken
+        }
+    }
+
     public func addPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
         try await !rows(
             """

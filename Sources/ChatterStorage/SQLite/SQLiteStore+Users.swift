@@ -120,6 +120,28 @@ extension SQLiteStore {
         }
     }
 
+    public func changeEmailIdentity(userID: UUID, to address: String, at now: Date) async throws -> EmailIdentityChange {
+        do {
+            return try await transaction { db in
+                let owner = try await db.query(
+                    "SELECT user_id FROM identities WHERE issuer = ? AND subject = ?", [.text(IdentityKey.emailIssuer), .text(address)]
+                ).first.flatMap { $0.column("user_id")?.string }
+                if let owner { return owner == userID.text ? .unchanged : .taken }
+                let previous = try await db.query(
+                    "DELETE FROM identities WHERE issuer = ? AND user_id = ? RETURNING subject", [.text(IdentityKey.emailIssuer), .uuid(userID)]
+                ).first.flatMap { $0.column("subject")?.string }
+                _ = try await db.query(
+                    "INSERT INTO identities (issuer, subject, user_id, email, email_verified, created_at) VALUES (?, ?, ?, ?, 1, ?)",
+                    [.text(IdentityKey.emailIssuer), .text(address), .uuid(userID), .text(address), .time(now)])
+                return .changed(previous: previous)
+            }
+        } catch let error as SQLiteError where error.reason == .constraint {
+            // The transaction holds the file's write lock from its start, so no other writer comes between the
+            // read and the insert; the primary key decides all the same, should one.
+            return .taken
+        }
+    }
+
     public func addPasswordHash(_ hash: String, userID: UUID, at now: Date) async throws -> Bool {
         try await durable {
             try await !write(

@@ -49,6 +49,28 @@ extension StoreSuite {
     }
 
     @Test(arguments: StoreBackend.available)
+    func anAddressMovesToOneAccountEvenWhenTwoClaimItAtOnce(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let ada = try await store.signIn(.email("ada@example.com"), "Ada")
+            let bob = try await store.signIn(.email("bob@example.com"), "Bob")
+            #expect(try await store.changeEmailIdentity(userID: ada.id, to: "ada@example.com", at: now) == .unchanged)
+            #expect(try await store.changeEmailIdentity(userID: ada.id, to: "bob@example.com", at: now) == .taken)
+            let outcomes = try await withThrowingTaskGroup(of: EmailIdentityChange.self) { group in
+                for user in [ada.id, bob.id, ada.id, bob.id] {
+                    group.addTask { try await store.changeEmailIdentity(userID: user, to: "new@example.com", at: now) }
+                }
+                return try await group.reduce(into: [EmailIdentityChange]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { if case .changed = $0 { true } else { false } }.count == 1, "\(outcomes)")
+            let owner = try #require(try await store.linkedIdentity(.email("new@example.com"))?.user.id)
+            let loser = owner == ada.id ? bob.id : ada.id
+            #expect(try await store.identities(of: owner).map(\.key.subject) == ["new@example.com"], "the old address went")
+            #expect(try await store.identities(of: loser).count == 1, "the other keeps its address")
+            #expect(try await store.linkedIdentity(.email("new@example.com"))?.user.id == owner)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func anEnrolmentWaitsForItsCodeAndIsConfirmedOnce(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let user = try await store.signIn(ada)

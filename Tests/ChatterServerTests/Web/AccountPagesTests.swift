@@ -119,4 +119,51 @@ import Testing
             #expect(WebBrowser.text(try await browser.get("/account")).contains("<strong>A password was set</strong>"))
         }
     }
+
+    @Test func theEmailAddressChangesByACodeToTheNewOneAndTheOldOneIsTold() async throws {
+        try await Harness.run { h async throws in
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            let adaID = try #require(try await h.store.accounts(withEmail: "ada@example.com").first?.user.id)
+            let same = try await browser.post("/account/email", [("email", "ADA@example.com")])
+            #expect(same.headers[.location] == "/account" && WebBrowser.refusal(same)?.contains("already") == true)
+            let started = try await browser.post("/account/email", [("email", "Ada.New@Example.com")])
+            #expect(started.headers[.location] == AccountPages.emailPath)
+            #expect(WebBrowser.text(try await browser.get(AccountPages.emailPath)).contains("ada.new@example.com"))
+            let code = try #require(h.mail.lastCode(to: "ada.new@example.com"))
+            let wrong = try await browser.post("/account/email/confirm", [("code", code == "000000" ? "111111" : "000000")])
+            #expect(wrong.headers[.location] == AccountPages.emailPath && WebBrowser.refusal(wrong)?.contains("wrong") == true)
+            #expect(try await h.store.accounts(withEmail: "ada@example.com").first?.user.id == adaID, "nothing changed yet")
+            let done = try await browser.post("/account/email/confirm", [("code", code)])
+            #expect(done.headers[.location] == "/account?notice=email-changed")
+            let told = h.mail.messages.filter { $0.subject == "The email address of your Chatter account was changed" }
+            #expect(told.map(\.to).sorted() == ["ada.new@example.com", "ada@example.com"], "the old address and the new are told")
+            #expect(told.allSatisfy { $0.body.contains("a***@example.com") && !$0.body.contains("ada.new@example.com") }, "the new address masked")
+            let page = WebBrowser.text(try await browser.get("/account"))
+            #expect(page.contains("ada.new@example.com") && page.contains("The email address was changed"))
+            // The new address signs in to the account; the old one no longer reaches it.
+            var fresh = WebBrowser(h)
+            _ = try await fresh.signInWithCode("ada.new@example.com")
+            #expect(try await h.store.accounts(withEmail: "ada.new@example.com").first?.user.id == adaID)
+            #expect(try await h.store.linkedIdentity(.email("ada@example.com")) == nil)
+        }
+    }
+
+    @Test func anAddressAnotherAccountHasIsRefusedAndAnOldSessionConfirmsItIsYouFirst() async throws {
+        try await Harness.run { h async throws in
+            var grace = WebBrowser(h)
+            _ = try await grace.signInWithCode("grace@example.com")
+            var browser = WebBrowser(h)
+            _ = try await browser.signInWithCode("ada@example.com")
+            _ = try await browser.post("/account/email", [("email", "grace@example.com")])
+            let code = try #require(h.mail.lastCode(to: "grace@example.com"))
+            let taken = try await browser.post("/account/email/confirm", [("code", code)])
+            #expect(taken.headers[.location] == "/account" && WebBrowser.refusal(taken)?.contains("another Chatter account") == true)
+            #expect(try await h.store.linkedIdentity(.email("ada@example.com")) != nil, "ada keeps her address")
+            h.clock.advance(by: StepUp.window)
+            let late = try await browser.post("/account/email", [("email", "ada.later@example.com")])
+            #expect(late.headers[.location]?.hasPrefix(StepUpPages.path) == true, "an old session confirms it is you first")
+            #expect(h.mail.count(to: "ada.later@example.com") == 0)
+        }
+    }
 }

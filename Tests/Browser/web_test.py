@@ -11,7 +11,12 @@ administer accounts as an operator (with `chatterd admin` beside the browser), a
 with it (Chromium's virtual authenticator: CTAP2, internal, resident key, user verification) by button and
 by autofill, rename and remove it, sign up with one, turn on two-step sign-in with a code computed from the
 QR code decoded (zbar) from the page's screenshot, sign in with a password and a code or a recovery code,
-confirm it is you before deleting the account, and use the site without JavaScript. Every page gets an axe-core accessibility check (no serious or
+confirm it is you before deleting the account, and use the site without JavaScript. Issue 44's walks: a
+double click on "Post" and on "Email me a code", a refused code keeping its text and focus and five wrong
+tries closing it, identifier-first sign-in (the same second step for any address), the account page's
+name, password, email address, sessions' networks and events, a passkey removed after a confirmation page,
+recovery codes copied, downloaded and shown once, a spent authenticator code refused with what to do, and
+passkeys under `--http` (a second chatterd). Every page gets an axe-core accessibility check (no serious or
 critical violation) and a screenshot at phone (390x844) and desktop (1280x800) width.
 """
 import argparse

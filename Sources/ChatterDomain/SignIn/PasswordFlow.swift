@@ -114,6 +114,9 @@ package struct PasswordFlow: Sendable {
         let user = session.user.id
         let email = try await store.identities(of: user).first { $0.key.issuer == IdentityKey.emailIssuer }?.key.subject
         try check(new, email: email)
+        // Read first so that a repeat on an account with a password costs no hashing (a slot every sign-in
+        // shares); the insert below still decides, for two first passwords at once.
+        guard try await store.passwordHash(userID: user) == nil else { throw SignInError.passwordExists }
         guard try await store.addPasswordHash(try await hashed(new), userID: user, at: now()) else { throw SignInError.passwordExists }
         await audit.record(.passwordSet, user: user, method: .password, client: client, detail: "added on the account page")
         await notices.send(.passwordSet, to: user, client: client)

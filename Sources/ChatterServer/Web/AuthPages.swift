@@ -329,7 +329,7 @@ struct AuthPages {
             response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: form.email, next: form.next).cookie))
             return response
         }
-        guard let email = EmailAddress.normalize(form.email) else { return try await refuse(Self.addressProblem(form.email)) }
+        guard let email = EmailAddress.normalize(form.email) else { return refuse(Self.addressProblem(form.email)) }
         do {
             return try await send(email, form.purpose, next: form.next, request, context)
         } catch let limit as LimitReached where limit.limit == .emailCodeResend {
@@ -341,9 +341,9 @@ struct AuthPages {
             pending.notice = "A code went to this address moments ago: type it below. It may take a minute to arrive."
             return Self.showCode(pending)
         } catch let error as any APIErrorConvertible {
-            return try await refuse(error.apiError)
+            return refuse(error.apiError)
         } catch let refused as MailRefused {
-            return try await refuse(refused.apiError)
+            return refuse(refused.apiError)
         }
     }
 

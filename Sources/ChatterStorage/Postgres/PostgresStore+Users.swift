@@ -114,6 +114,9 @@ extension PostgresStore {
     public func changeEmailIdentity(userID: UUID, to address: String, at now: Date) async throws -> EmailIdentityChange {
         do {
             return try await transaction { [logger] db in
+                // Two changes of one account queue on its row, so the second reads what the first committed (at
+                // READ COMMITTED its DELETE would otherwise take the address the first just inserted).
+                try await db.query("SELECT id FROM users WHERE id = \(userID) FOR UPDATE", logger: logger)
                 let owner = try await db.rows(
                     "SELECT user_id FROM identities WHERE issuer = \(IdentityKey.emailIssuer) AND subject = \(address)", logger: logger
                 ).first.map { try $0.value("user_id", as: UUID.self) }

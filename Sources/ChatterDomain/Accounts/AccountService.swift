@@ -40,9 +40,9 @@ package struct AccountService: Sendable {
     }
 
     /// What changed how the account signs in or who is signed in to it, newest first, from the audit log, at
-    /// most `historyLimit`: the events its owner is mailed about, and new recovery codes and sessions ended.
-    package func history(of user: User) async throws -> [AccountEvent] {
-        try await store.auditEvents(AuditFilter(userID: user.id, events: Self.historyEvents.map(\.rawValue), limit: Self.historyLimit)).map {
+    /// most `limit` (and never over `historyLimit`): the events its owner is mailed about, and new recovery codes and sessions ended.
+    package func history(of user: User, limit: Int = historyLimit) async throws -> [AccountEvent] {
+        try await store.auditEvents(AuditFilter(userID: user.id, events: Self.historyEvents.map(\.rawValue), limit: min(limit, Self.historyLimit))).map {
             AccountEvent(kind: $0.event, at: $0.at.timeIntervalSince1970, userAgent: $0.actor == nil ? $0.client.userAgent : nil, byOperator: $0.actor != nil)
         }
     }

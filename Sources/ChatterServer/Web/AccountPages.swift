@@ -92,7 +92,7 @@ struct AccountPages {
                     usedISO: TimeText.iso($0.lastUsedAt), usedUTC: TimeText.utc($0.lastUsedAt), network: $0.ip.flatMap(ApproximateAddress.text),
                     current: $0.id == session.sessionID)
             },
-            events: try await accounts.history(of: session.user).prefix(Self.eventsShown).map {
+            events: try await accounts.history(of: session.user, limit: Self.eventsShown).map {
                 let at = Date(timeIntervalSince1970: $0.at)
                 return Page.Event(
                     text: AccountEventText.sentence($0.kind), iso: TimeText.iso(at), utc: TimeText.utc(at),
@@ -212,30 +212,34 @@ struct AccountPages {
     /// A first password, for an account that signs in another way; it takes a recent sign-in or step-up,
     /// after which the person types it again (a password is never kept to finish the form later).
     func addPassword(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
-        let (visitor, session) = try context.requireSignedIn()
-        let form = try await web.form(NewPasswordForm.self, for: .passwordAdd, request, context, visitor: visitor)
-        do {
-            try await passwords.add(session, password: form.password, client: context.client(request))
-        } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
-            return StepUpPages.ask(returningTo: "/account#password-heading")
-        } catch let error as any APIErrorConvertible {
-            return Self.refused(error.apiError)
+        try await passwordForm(.passwordAdd, done: .passwordAdded, request, context) { session, form, client in
+            try await passwords.add(session, password: form.password, client: client)
         }
-        return WebSessions.redirect(to: "/account?notice=\(Notice.passwordAdded.rawValue)")
     }
 
     /// A new password in place of the current one, which must be typed; the account's other sessions end.
     func changePassword(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
+        try await passwordForm(.passwordChange, done: .passwordChanged, request, context) { session, form, client in
+            try await passwords.change(session, current: form.current ?? "", new: form.password, client: client)
+        }
+    }
+
+    /// Either password form: its change, a step-up when the session's proof is old, or the refusal said on
+    /// the account page.
+    private func passwordForm(
+        _ action: FormAction, done: Notice, _ request: Request, _ context: ChatterRequestContext,
+        _ change: (AuthenticatedSession, NewPasswordForm, ClientInfo) async throws -> Void
+    ) async throws -> Response {
         let (visitor, session) = try context.requireSignedIn()
-        let form = try await web.form(NewPasswordForm.self, for: .passwordChange, request, context, visitor: visitor)
+        let form = try await web.form(NewPasswordForm.self, for: action, request, context, visitor: visitor)
         do {
-            try await passwords.change(session, current: form.current ?? "", new: form.password, client: context.client(request))
+            try await change(session, form, context.client(request))
         } catch SecondFactorError.stepUpRequired, SecondFactorError.signInAgain {
             return StepUpPages.ask(returningTo: "/account#password-heading")
         } catch let error as any APIErrorConvertible {
             return Self.refused(error.apiError)
         }
-        return WebSessions.redirect(to: "/account?notice=\(Notice.passwordChanged.rawValue)")
+        return WebSessions.redirect(to: "/account?notice=\(done.rawValue)")
     }
 
     /// A session as a person recognises it: the browser or app, and how it signed in.

@@ -149,7 +149,13 @@ struct AuthPages {
 
     /// Back to the sign-in page with `error` said there, and what was typed kept in its field.
     func refuseSignIn(_ error: APIError, email: String, next: String?) -> Response {
-        var response = WebFlash.redirect(to: "/auth" + Self.nextQuery(next), error: error)
+        Self.refuse(error, at: "/auth" + Self.nextQuery(next), email: email, next: next)
+    }
+
+    /// Back to `path` (a step that asks for the address or follows from it) with `error` said there, and the
+    /// address typed kept for it (`Identifier`): every refusal of the sign-in steps.
+    static func refuse(_ error: APIError, at path: String, email: String, next: String?) -> Response {
+        var response = WebFlash.redirect(to: path, error: error)
         response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: email, next: next).cookie))
         return response
     }
@@ -324,11 +330,7 @@ struct AuthPages {
     func sendCode(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {
         let visitor = try context.requireVisitor()
         let form = try await web.form(CodeForm.self, for: .sendCode, request, context, visitor: visitor)
-        let refuse = { (error: APIError) in
-            var response = WebFlash.redirect(to: form.purpose.start + Self.nextQuery(form.next), error: error)
-            response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: form.email, next: form.next).cookie))
-            return response
-        }
+        let refuse = { (error: APIError) in Self.refuse(error, at: form.purpose.start + Self.nextQuery(form.next), email: form.email, next: form.next) }
         guard let email = EmailAddress.normalize(form.email) else { return refuse(Self.addressProblem(form.email)) }
         do {
             return try await send(email, form.purpose, next: form.next, request, context)
@@ -472,9 +474,7 @@ struct AuthPages {
                 next: form.next, replacing: visitor)
         } catch let error as any APIErrorConvertible {
             // Back to the ways to sign in for this address, saying why (post/redirect/get).
-            var response = WebFlash.redirect(to: Self.waysPath, error: error.apiError)
-            response.headers.append(HTTPField(name: .setCookie, value: Identifier(email: form.email, next: form.next).cookie))
-            return response
+            return Self.refuse(error.apiError, at: Self.waysPath, email: form.email, next: form.next)
         }
     }
 

@@ -56,6 +56,12 @@ public enum NativePath {
     public static let passkeySignInOptions = "/v1/auth/passkey/signin/options"
     /// `POST` a `PasskeySignInRequest`; answers a `SessionResponse`.
     public static let passkeySignIn = "/v1/auth/passkey/signin"
+    /// `POST` with the access token: answers `PasskeyRequestOptions` naming the account's passkeys, for confirming
+    /// it is you with one (`passkeyStepUp`).
+    public static let passkeyStepUpOptions = "/v1/auth/passkey/step-up/options"
+    /// `POST` a `PasskeySignInRequest` made from step-up options with the access token: for ten minutes this
+    /// session may do what answers `step_up_required` or `sign_in_again` otherwise; answers 204.
+    public static let passkeyStepUp = "/v1/auth/passkey/step-up"
     /// `GET` with the access token: the account's passkeys as `[PasskeyInfo]`. `PATCH` a `PasskeyRenameRequest` or
     /// `DELETE` on `/v1/passkeys/<id>` renames or removes one (never the account's last way to sign in).
     public static let passkeys = "/v1/passkeys"

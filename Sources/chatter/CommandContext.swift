@@ -108,6 +108,7 @@ struct Failure {
             case .server(let status, let body): (code, exitCode) = (body?.error ?? "http_\(status)", 1)
             case .rateLimited(_, let body): (code, exitCode) = (body?.error ?? ErrorCode.rateLimited.rawValue, 1)
             case .unreadableResponse: (code, exitCode) = ("unreadable_response", 1)
+            case .otherAccount: (code, exitCode) = ("other_account", 1)
             }
         case let error as PinCheck.Mismatch:
             (code, message, exitCode) = ("pin_mismatch", "refusing to connect: \(error.description)", 4)

@@ -38,6 +38,9 @@ public enum ChatterError: LocalizedError, Sendable, Equatable {
     /// The user cancelled (a sign-in sheet, a prompt), or the task making the request was cancelled
     /// (a SwiftUI `.task` whose view went away): nothing to show.
     case cancelled
+    /// A re-authentication proved another account than the signed-in one (another Google account, another
+    /// address): the session is unchanged, and the other account's new session was ended at once.
+    case otherAccount
 
     /// The server's human-readable message, or a short description for a person.
     public var message: String {
@@ -55,6 +58,7 @@ public enum ChatterError: LocalizedError, Sendable, Equatable {
         case .storage(let error): return error.description
         case .unreadableResponse(let text): return "Unexpected answer from the server: \(text)"
         case .cancelled: return "Cancelled."
+        case .otherAccount: return "That is another account. Confirm with the account you are signed in to."
         }
     }
 

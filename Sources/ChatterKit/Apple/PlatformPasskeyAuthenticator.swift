@@ -14,6 +14,8 @@
         private let anchor: @MainActor () -> ASPresentationAnchor
         /// The AutoFill request waiting for a field to gain focus, cancelled before a sheet is shown.
         private var waiting: ASAuthorizationController?
+        /// Every request under way, by its own id: the task that asked cancelling ends its request.
+        private var inFlight: [UUID: ASAuthorizationController] = [:]
 
         /// An authenticator presenting over the window `anchor` returns (the view's window).
         public init(anchor: @escaping @MainActor () -> ASPresentationAnchor) {
@@ -51,26 +53,52 @@
             // A sheet while an AutoFill request waits would fail: that one ends as a cancel.
             waiting?.cancel()
             var held: (controller: ASAuthorizationController, ceremony: PasskeyCeremony)?
+            let id = UUID()
             // Held until the request ends, whichever way: the controller keeps its delegate weakly.
             defer {
                 if let held, waiting === held.controller { waiting = nil }
                 held?.controller.delegate = nil
+                inFlight[id] = nil
             }
-            return try await withCheckedThrowingContinuation { continuation in
-                let ceremony = PasskeyCeremony(anchor: anchor()) { continuation.resume(with: $0) }
-                let controller = ASAuthorizationController(authorizationRequests: [request])
-                controller.delegate = ceremony
-                controller.presentationContextProvider = ceremony
-                held = (controller, ceremony)
-                #if !os(macOS)  // AutoFill-assisted requests: iOS, iPadOS and visionOS
-                    if autofill {
-                        waiting = controller
-                        controller.performAutoFillAssistedRequests()
-                        return
-                    }
-                #endif
-                controller.performRequests()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let ceremony = PasskeyCeremony(anchor: anchor()) { continuation.resume(with: $0) }
+                    let controller = ASAuthorizationController(authorizationRequests: [request])
+                    controller.delegate = ceremony
+                    controller.presentationContextProvider = ceremony
+                    held = (controller, ceremony)
+                    inFlight[id] = controller
+                    // Apple's AutoFill-assisted requests are iOS's and visionOS's (a Mac Catalyst build has no such call):
+                    // elsewhere an AutoFill request opens no sheet nobody asked for, and waits to be cancelled.
+                    #if os(iOS) && !targetEnvironment(macCatalyst) || os(visionOS)
+                        if autofill {
+                            waiting = controller
+                            controller.performAutoFillAssistedRequests()
+                            return
+                        }
+                    #else
+                        if autofill {
+                            waiting = controller
+                            return
+                        }
+                    #endif
+                    controller.performRequests()
+                }
+            } onCancel: {
+                // The screen that asked went away: its request ends (the delegate hears `.canceled`), so a late pick
+                // signs nobody in. https://developer.apple.com/documentation/authenticationservices/asauthorizationcontroller/cancel()
+                Task { @MainActor [weak self] in self?.cancel(id) }
             }
+        }
+
+        /// Ends the request `id` if it is still under way; a controller that was never performed ends here too.
+        private func cancel(_ id: UUID) {
+            guard let controller = inFlight[id] else { return }
+            controller.cancel()
+            // A controller never performed (an AutoFill request where there is none) may hear nothing from `cancel()`:
+            // its delegate is told as AuthenticationServices tells one of a cancel. A ceremony ends once, so a
+            // controller that did hear it ignores this.
+            (controller.delegate as? PasskeyCeremony)?.authorizationController(controller: controller, didCompleteWithError: ASAuthorizationError(.canceled))
         }
     }
 
@@ -105,12 +133,21 @@
     @MainActor
     final class PasskeyCeremony: NSObject, ASAuthorizationControllerDelegate, ASAuthorizationControllerPresentationContextProviding {
         private let anchor: ASPresentationAnchor
-        /// Called once: AuthenticationServices ends every request with exactly one of the two callbacks.
-        private let finish: @Sendable (Result<PlatformCredential, any Error>) -> Void
+        /// Resumes the waiting request: once, though a cancel may be told twice (`PlatformPasskeyAuthenticator.cancel`).
+        private let resume: @Sendable (Result<PlatformCredential, any Error>) -> Void
+        private let ended = Locked(false)
 
         init(anchor: ASPresentationAnchor, finish: @escaping @Sendable (Result<PlatformCredential, any Error>) -> Void) {
             self.anchor = anchor
-            self.finish = finish
+            resume = finish
+        }
+
+        private nonisolated func finish(_ result: Result<PlatformCredential, any Error>) {
+            let first = ended.withLock { ended in
+                defer { ended = true }
+                return !ended
+            }
+            if first { resume(result) }
         }
 
         nonisolated func authorizationController(controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization) {
@@ -119,9 +156,12 @@
         }
 
         nonisolated func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error) {
-            // A cancel (the user's, or an AutoFill request's for a sheet) is ChatterError.cancelled: no banner.
-            let cancelled = (error as? ASAuthorizationError)?.code == .canceled
-            finish(.failure(cancelled ? ChatterError.cancelled : error))
+            // A cancel (the user's, or an AutoFill request's for a sheet) is ChatterError.cancelled: no banner. A device
+            // that holds one of the account's passkeys already says so in words, not as error 1006.
+            let code = (error as? ASAuthorizationError)?.code
+            if code == .canceled { return finish(.failure(ChatterError.cancelled)) }
+            if #available(iOS 18.0, macOS 15.0, visionOS 2.0, *), code == .matchedExcludedCredential { return finish(.failure(PasskeyAlreadyOnDevice())) }
+            finish(.failure(error))
         }
 
         nonisolated func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor {

@@ -16,11 +16,15 @@ public final class AccountFlow {
     /// Signed out or deleted: the app goes back to its sign-in screen.
     public private(set) var isFinished = false
 
+    /// "Confirm it is you" for signing out everywhere and deleting the account: present it while `stepUp.asking` is set.
+    public let stepUp: StepUpPrompt
+
     @ObservationIgnored let client: ChatterClient
 
-    /// An account screen over `client`'s session.
-    public init(client: ChatterClient) {
+    /// An account screen over `client`'s session; `stepUp` (one of its own by default) asks for a fresh proof.
+    public init(client: ChatterClient, stepUp: StepUpPrompt? = nil) {
         self.client = client
+        self.stepUp = stepUp ?? StepUpPrompt(client: client)
     }
 
     /// Fetches the profile; call when the screen appears.
@@ -49,8 +53,8 @@ public final class AccountFlow {
     /// can try again: the other devices are what this is for.
     public func signOutEverywhere() async {
         await run {
-            try await self.client.sessions.signOut(all: true)
-            self.isFinished = true
+            // A session that proved nothing lately is asked to confirm it first; a cancel changes nothing.
+            if try await self.stepUp.perform(.signOutEverywhere, { try await self.client.sessions.signOut(all: true) }) { self.isFinished = true }
         }
     }
 
@@ -63,8 +67,7 @@ public final class AccountFlow {
     public func confirmDeletion() async {
         isConfirmingDeletion = false
         await run {
-            try await self.client.deleteAccount()
-            self.isFinished = true
+            if try await self.stepUp.perform(.deleteAccount, { try await self.client.deleteAccount() }) { self.isFinished = true }
         }
     }
 

@@ -52,9 +52,13 @@ public final class AppleSignInFlow {
     public private(set) var signedIn: AuthSession?
     /// Apple's details are waiting for the server to confirm them.
     public private(set) var hasPendingRegistration = false
+    /// Apple vouched for an account with a second factor: show this step for its code; nil again when it ends.
+    public private(set) var secondStep: SecondStepForm?
 
     @ObservationIgnored let client: ChatterClient
     @ObservationIgnored private var nonce: Nonce?
+    /// Identity tokens this flow has sent: a kept registration is retried once per token, not on every appearance.
+    @ObservationIgnored private var tried: Set<String> = []
 
     /// A flow signing in to `client`, whose secure storage keeps Apple's details until chatterd has them.
     public init(client: ChatterClient) {
@@ -101,7 +105,7 @@ public final class AppleSignInFlow {
     /// the next tap of the button to carry.
     @discardableResult
     public func retryPendingRegistration() async -> Bool {
-        guard let record = await pending() else { return false }
+        guard secondStep == nil, signedIn == nil, let record = await pending(), !tried.contains(record.identityToken) else { return false }
         guard let end = record.tokenExpiresAt, end.timeIntervalSince(now()) > 5 else { return false }
         return await send(record)
     }
@@ -116,26 +120,53 @@ public final class AppleSignInFlow {
     private func send(_ record: PendingAppleRegistration) async -> Bool {
         isLoading = true
         errorMessage = nil
+        secondStep = nil
+        tried.insert(record.identityToken)
         defer { isLoading = false }
         do {
             let session = try await client.signInWithApple(
                 AppleSignInRequest(
                     identityToken: record.identityToken, rawNonce: record.rawNonce, name: record.name, email: record.email,
                     authorizationCode: record.authorizationCode, user: record.user))
-            signedIn = session
-            // The credential's user is the token's `sub`; an app that passes no user is checked by the token's.
-            if let user = record.user ?? record.subject, let sessionID = session.sessionID,
-                let data = try? JSONEncoder().encode(AppleSignInRecord(user: user, sessionID: sessionID))
-            {
-                try? await store.write(data, for: StoreKey.appleSignIn)
-            }
-            try? await store.delete(StoreKey.pendingAppleRegistration)
-            hasPendingRegistration = await pending() != nil
+            await signedIn(session, with: record)
             return true
+        } catch let error as ChatterError where error.secondFactorChallenge != nil {
+            // An account with a second factor existed before this sign-in, so Apple's once-only name has nothing to
+            // name: the kept record goes, and the code comes next. The Apple record waits for the session.
+            try? await store.delete(StoreKey.pendingAppleRegistration)
+            hasPendingRegistration = false
+            secondStep = error.secondFactorChallenge.map { challenge in
+                let step = SecondStepForm(client: client, challenge: challenge)
+                step.onFinish = { [weak self, weak step] session in
+                    guard let self, let step, step === self.secondStep else { return }
+                    self.secondStep = nil
+                    guard let session else { return }
+                    self.signedIn = session
+                    Task { await self.signedIn(session, with: record) }
+                }
+                return step
+            }
+            return false
         } catch {
+            // No answer: the next appearance tries again. An answer (a refusal) is not asked for twice.
+            if case ChatterError.network = error { tried.remove(record.identityToken) }
             errorMessage = ChatterError.banner(for: error)
             return false
         }
+    }
+
+    /// A session from this Apple ID, however it completed (at once or through the second step): the launch check's
+    /// record names it, and the kept registration is done.
+    private func signedIn(_ session: AuthSession, with record: PendingAppleRegistration) async {
+        signedIn = session
+        // The credential's user is the token's `sub`; an app that passes no user is checked by the token's.
+        if let user = record.user ?? record.subject, let sessionID = session.sessionID,
+            let data = try? JSONEncoder().encode(AppleSignInRecord(user: user, sessionID: sessionID))
+        {
+            try? await store.write(data, for: StoreKey.appleSignIn)
+        }
+        try? await store.delete(StoreKey.pendingAppleRegistration)
+        hasPendingRegistration = await pending() != nil
     }
 
     /// The kept record; one kept longer than `PendingAppleRegistration.keptFor` is deleted instead.

@@ -74,9 +74,22 @@ public final class BiometricGate {
     /// The app is not active (the app switcher, a call, the background) while a session is protected: cover the
     /// content, so the system's snapshot and a glance show nothing. It lifts when the app is active again.
     public private(set) var isCovered = false
-    /// Whether the content must not be in the view tree at all: locked (so none of its tasks make signed-in
-    /// requests) or covered.
+    /// Whether the content must not be seen: locked or covered.
     public var hidesContent: Bool { isLocked || isCovered }
+
+    /// What the app shows, as a closed set its root switches over.
+    public enum Screen: Sendable, Equatable {
+        /// The content.
+        case content
+        /// The content stays (its tabs, navigation and drafts kept) under a cover: the app is not active (Control
+        /// Center, a call, the app switcher, a Face ID sheet) and its snapshot must show nothing.
+        case covered
+        /// The lock screen alone: the content leaves the view tree, so none of its tasks make signed-in requests.
+        case locked
+    }
+
+    /// What to show now.
+    public var screen: Screen { isLocked ? .locked : isCovered ? .covered : .content }
     /// How the last attempt ended; `nil` before the first. `message` puts it in words.
     public private(set) var lastOutcome: AuthenticationOutcome?
     /// Failed attempts since the last success.

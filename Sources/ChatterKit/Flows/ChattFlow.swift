@@ -30,6 +30,10 @@ public final class ChattFlow {
     public var draft = ""
     /// The UI presents Google sign-in while this is true, then calls `finishSignIn` or `cancelSignIn`.
     public private(set) var isSignInRequested = false
+    /// Google vouched for an account with a second factor: the sign-in sheet shows this step for its code.
+    public private(set) var secondStep: SecondStepForm?
+    /// Whether the sign-in sheet shows: asked for by a post, or waiting for the second step.
+    public var showsSignInSheet: Bool { isSignInRequested || secondStep != nil }
     /// The sign-in sheet is waiting for the app's Google Sign-In.
     public private(set) var isSigningIn = false
     /// A post is on its way (signing in first, when it had to).
@@ -134,10 +138,31 @@ public final class ChattFlow {
             }
             advisory = nil
             return true
+        } catch let error as ChatterError where error.secondFactorChallenge != nil {
+            return await secondStep(error.secondFactorChallenge)
         } catch {
             errorMessage = ChatterError.banner(for: error)
             return false
         }
+    }
+
+    /// Google vouched for an account with a second factor (a native session: the course API has no second step).
+    /// The sheet shows `secondStep` and the waiting post continues once its code is accepted; Cancel ends it.
+    private func secondStep(_ challenge: SecondFactorChallenge?) async -> Bool {
+        guard let challenge else { return false }
+        let session = await withCheckedContinuation { continuation in
+            let step = SecondStepForm(client: client, challenge: challenge)
+            step.onFinish = { continuation.resume(returning: $0) }
+            secondStep = step
+        }
+        secondStep = nil
+        guard let session else {
+            errorMessage = "Sign-in was not finished; the chatt was not posted."
+            return false
+        }
+        username = session.username
+        advisory = nil
+        return true
     }
 
     /// The UI hands over the ID token from Google Sign-In; a waiting post continues.
@@ -163,6 +188,7 @@ public final class ChattFlow {
 
     /// The user closed the sign-in sheet; a waiting post fails without posting.
     public func cancelSignIn() {
+        secondStep?.startOver()
         isSignInRequested = false
         pendingSignIn?.resume(returning: nil)
         pendingSignIn = nil

@@ -96,11 +96,26 @@ public final class EmailCodeFlow {
             step = .signedIn(try await client.verifyEmailCode(email: email, code: code))
             countdown?.cancel()
         } catch let error as ChatterError where error.secondFactorChallenge != nil {
-            step = error.secondFactorChallenge.map { .secondFactor(SecondStepForm(client: client, challenge: $0, email: email)) } ?? .code
+            step =
+                error.secondFactorChallenge.map { challenge in
+                    let form = SecondStepForm(client: client, challenge: challenge, email: email)
+                    form.onFinish = { [weak self, weak form] session in self?.secondStepFinished(form, session) }
+                    return .secondFactor(form)
+                } ?? .code
             countdown?.cancel()
         } catch {
             code = ""
             errorMessage = ChatterError.banner(for: error)
+        }
+    }
+
+    private func secondStepFinished(_ form: SecondStepForm?, _ session: AuthSession?) {
+        guard let form, step == .secondFactor(form) else { return }
+        if let session {
+            step = .signedIn(session)
+        } else {
+            changeEmail()
+            if form.mustStartOver { errorMessage = "That sign-in waited too long. Ask for a new code." }
         }
     }
 

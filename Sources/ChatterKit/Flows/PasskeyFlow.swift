@@ -29,13 +29,26 @@ public final class PasskeyFlow {
     /// does not disable the buttons: the button's own request replaces it.
     public private(set) var isAwaitingAutofill = false
 
+    /// The passkey "Remove" asked about: confirm with `confirmRemoval()`, or `cancelRemoval()`.
+    public private(set) var removing: PasskeyInfo?
+    /// "Confirm it is you" for adding and removing passkeys: present it while `stepUp.asking` is set.
+    public let stepUp: StepUpPrompt
+
     @ObservationIgnored let client: ChatterClient
     @ObservationIgnored let authenticator: any PasskeyAuthenticator
+    /// Sign-up options for an address: the emailed code is spent getting them, so a cancelled sheet reuses them
+    /// while their challenge is good.
+    @ObservationIgnored private var signUpOptions: (email: String, options: PasskeyCreationOptions, until: Date)?
+    /// How long an AutoFill request that fails before the user picks waits before it is made again.
+    @ObservationIgnored let autofillRetry: Duration
 
-    /// A flow for `client`'s server, making and using passkeys with `authenticator`.
-    public init(client: ChatterClient, authenticator: any PasskeyAuthenticator) {
+    /// A flow for `client`'s server, making and using passkeys with `authenticator`; `stepUp` (one of its own by
+    /// default, offering the same authenticator) asks for a fresh proof.
+    public init(client: ChatterClient, authenticator: any PasskeyAuthenticator, stepUp: StepUpPrompt? = nil, autofillRetry: Duration = .seconds(2)) {
         self.client = client
         self.authenticator = authenticator
+        self.stepUp = stepUp ?? StepUpPrompt(client: client, authenticator: authenticator)
+        self.autofillRetry = autofillRetry
     }
 
     /// Signs in with a passkey the user picks; `autofill` for the request a sign-in form starts as it
@@ -48,19 +61,51 @@ public final class PasskeyFlow {
                 signedIn = try await client.signInWithPasskey(try await authenticator.authenticate(options, autofill: false))
             }
         }
-        guard !isAwaitingAutofill, !isLoading else { return false }
+        guard !isAwaitingAutofill else { return false }
         isAwaitingAutofill = true
         defer { isAwaitingAutofill = false }
-        do {
-            let options = try await client.passkeySignInOptions()
-            let assertion = try await authenticator.authenticate(options, autofill: true)
+        // Armed for as long as the screen's task lives (its view is shown) and nobody signed in here since: made
+        // again after a cancel (a button's sheet replaced it), a failure before the user picked, or its challenge's end.
+        let before = signedIn
+        while !Task.isCancelled, signedIn == before {
+            // A button's request is under way: the keyboard's waits until it is over.
+            while isLoading, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+            guard signedIn == before else { return false }
+            guard let assertion = await autofillAssertion() else {
+                if signedIn == before { try? await Task.sleep(for: autofillRetry) }
+                continue
+            }
+            // A pick that arrives after the screen went (or after another sign-in) signs nobody in over it.
+            guard !Task.isCancelled, !isLoading, signedIn == before else { return false }
             isLoading = true
             defer { isLoading = false }
-            signedIn = try await client.signInWithPasskey(assertion)
-            return true
-        } catch {
-            errorMessage = ChatterError.banner(for: error)
-            return false
+            do {
+                signedIn = try await client.signInWithPasskey(assertion)
+                return true
+            } catch {
+                // The user picked a passkey: what the server said is theirs to read.
+                errorMessage = ChatterError.banner(for: error)
+                return false
+            }
+        }
+        return false
+    }
+
+    /// One AutoFill request, ended when its challenge does; nil when it ended without the user's pick. Its failures
+    /// are never a banner: the user did not touch it (a missing `webcredentials` association fails it at once).
+    private func autofillAssertion() async -> AuthenticationResponseJSON? {
+        guard let options = try? await client.passkeySignInOptions() else { return nil }
+        let lifetime = Duration.milliseconds(max(options.timeout, 1000))
+        return await withTaskGroup(of: AuthenticationResponseJSON?.self) { group in
+            group.addTask { [authenticator] in try? await authenticator.authenticate(options, autofill: true) }
+            group.addTask {
+                try? await Task.sleep(for: lifetime)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            // The other ends: the timer, or the request (cancelled, as `ASAuthorizationController.cancel()` does).
+            group.cancelAll()
+            return first
         }
     }
 
@@ -77,21 +122,39 @@ public final class PasskeyFlow {
     }
 
     /// Signs up with a passkey once `code` (from `client.requestEmailCode`) proves `email`.
+    /// The code is spent on the first try: a sheet cancelled then is tried again with the same options (while
+    /// their challenge lasts), without a new code.
     @discardableResult
     public func signUp(email: String, code: String, name: String? = nil) async -> Bool {
         await run {
-            let options = try await client.passkeySignUpOptions(email: email, code: code)
+            let options: PasskeyCreationOptions
+            if let kept = signUpOptions, kept.email == email, kept.until > client.sessions.now() {
+                options = kept.options
+            } else {
+                options = try await client.passkeySignUpOptions(email: email, code: code)
+                signUpOptions = (email, options, client.sessions.now().addingTimeInterval(Double(options.timeout) / 1000 - 5))
+            }
             let credential = try await authenticator.register(options)
             signedIn = try await client.signUpWithPasskey(credential, name: name, email: email)
+            signUpOptions = nil
         }
+    }
+
+    /// Whether a sign-up for `email` can be tried again without a new code (its sheet was cancelled just now).
+    public func canRetrySignUp(email: String) -> Bool {
+        signUpOptions.map { $0.email == email && $0.until > client.sessions.now() } ?? false
     }
 
     /// Adds a passkey to the signed-in account, then reads the list again.
     @discardableResult
     public func addPasskey(name: String? = nil) async -> Bool {
         await run {
-            let options = try await client.passkeyRegistrationOptions()
-            _ = try await client.addPasskey(try await authenticator.register(options), name: name)
+            let confirmed = try await stepUp.perform(.addPasskey) {
+                let options = try await client.passkeyRegistrationOptions()
+                _ = try await client.addPasskey(try await authenticator.register(options), name: name)
+            }
+            // Given up at "confirm it is you": no banner, and nothing changed.
+            guard confirmed else { throw ChatterError.cancelled }
             passkeys = try await client.passkeys()
         }
     }
@@ -111,11 +174,25 @@ public final class PasskeyFlow {
         }
     }
 
+    /// "Remove" asks first: a passkey removed is gone from the account for every device that synced it.
+    public func requestRemoval(_ passkey: PasskeyInfo) { removing = passkey }
+
+    /// The user thought better of it.
+    public func cancelRemoval() { removing = nil }
+
+    /// Removes the passkey `requestRemoval` asked about.
+    @discardableResult
+    public func confirmRemoval() async -> Bool {
+        guard let passkey = removing else { return false }
+        removing = nil
+        return await remove(passkey)
+    }
+
     /// Removes a passkey; the server refuses the account's last way to sign in, and the banner says so.
     @discardableResult
     public func remove(_ passkey: PasskeyInfo) async -> Bool {
         await run {
-            try await client.deletePasskey(id: passkey.id)
+            guard try await stepUp.perform(.removePasskey, { try await client.deletePasskey(id: passkey.id) }) else { throw ChatterError.cancelled }
             passkeys = try await client.passkeys()
         }
     }

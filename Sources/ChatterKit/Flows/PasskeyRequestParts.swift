@@ -53,12 +53,14 @@ public struct PasskeyAssertionParts: Sendable, Equatable {
 }
 
 /// Options whose binary field is not base64url: a server that is not chatterd, or a proxy that changed them.
-public struct PasskeyOptionsError: Error, Equatable, CustomStringConvertible {
+public struct PasskeyOptionsError: LocalizedError, Equatable, CustomStringConvertible {
     /// The field that did not decode.
     public var field: String
 
     /// The sentence a banner shows.
     public var description: String { "The server's passkey options are not valid (\(field)). Try again later." }
+    /// The same sentence, for `localizedDescription` (a banner shows it, not "error 1").
+    public var errorDescription: String? { description }
 
     static func bytes(_ text: String, _ field: String) throws -> Data {
         guard let bytes = Data(base64URL: text) else { throw PasskeyOptionsError(field: field) }
@@ -107,4 +109,12 @@ extension Data {
     }
 
     private static let urlAlphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+}
+
+/// The device already holds one of the account's passkeys (the options' `excludeCredentials` matched): adding
+/// another here would make a second for the same place. Apple's `ASAuthorizationError.matchedExcludedCredential`.
+public struct PasskeyAlreadyOnDevice: LocalizedError, Equatable {
+    public init() {}
+    /// The sentence a banner shows.
+    public var errorDescription: String? { "This device already has a passkey for your account: sign in with it, or add one on another device." }
 }

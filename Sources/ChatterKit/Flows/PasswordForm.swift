@@ -132,6 +132,42 @@ public final class PasswordForm {
         return signedIn != nil
     }
 
+    /// What the form shows next, as a closed set: the fields, the second step, or the session.
+    public enum Progress: Equatable {
+        /// The email and password (and, to sign up, the code).
+        case form
+        /// The password was right; the account's second factor comes next.
+        case secondStep(SecondStepForm)
+        /// Signed in.
+        case signedIn(AuthSession)
+
+        public static func == (lhs: Progress, rhs: Progress) -> Bool {
+            switch (lhs, rhs) {
+            case (.form, .form): true
+            case (.secondStep(let a), .secondStep(let b)): a === b
+            case (.signedIn(let a), .signedIn(let b)): a == b
+            default: false
+            }
+        }
+    }
+
+    /// Where the form stands; its screen switches over it.
+    public var progress: Progress {
+        if let signedIn { return .signedIn(signedIn) }
+        if let secondStep { return .secondStep(secondStep) }
+        return .form
+    }
+
+    private func secondStepFinished(_ step: SecondStepForm?, _ session: AuthSession?) {
+        guard let step, step === secondStep else { return }
+        secondStep = nil
+        if let session {
+            signedIn = session
+        } else if step.mustStartOver {
+            errorBanner = "That sign-in waited too long. Enter your password again."
+        }
+    }
+
     private func run(_ work: () async throws -> Void) async {
         isLoading = true
         errorBanner = nil
@@ -142,7 +178,11 @@ public final class PasswordForm {
             try await work()
         } catch let error as ChatterError where error.secondFactorChallenge != nil {
             // Not a failure: the password is used up all the same, and the code comes next.
-            secondStep = error.secondFactorChallenge.map { SecondStepForm(client: client, challenge: $0, email: email) }
+            secondStep = error.secondFactorChallenge.map { challenge in
+                let step = SecondStepForm(client: client, challenge: challenge, email: email)
+                step.onFinish = { [weak self, weak step] session in self?.secondStepFinished(step, session) }
+                return step
+            }
             password = ""
             passwordEdited = false
         } catch {

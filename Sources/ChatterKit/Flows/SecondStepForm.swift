@@ -16,12 +16,16 @@ public final class SecondStepForm {
     public private(set) var errorBanner: String?
     /// The session, once the code is accepted.
     public private(set) var signedIn: AuthSession?
-    /// The waiting sign-in expired or was completed elsewhere: start the sign-in again.
+    /// The waiting sign-in expired or was completed elsewhere: start the sign-in again (`startOver()`).
     public private(set) var mustStartOver = false
+    /// The user chose to type a recovery code ("Use a recovery code"): the field takes letters.
+    public var entersRecoveryCode = false
 
     @ObservationIgnored let client: ChatterClient
     @ObservationIgnored let challenge: SecondFactorChallenge
     @ObservationIgnored let email: String?
+    /// The flow that made this step: told the session once the code is accepted, or nil when the user starts over.
+    @ObservationIgnored var onFinish: (@MainActor (AuthSession?) -> Void)?
 
     /// The step for `challenge`; `email`: the address the first step used (its device token is kept).
     public init(client: ChatterClient, challenge: SecondFactorChallenge, email: String? = nil) {
@@ -36,6 +40,22 @@ public final class SecondStepForm {
     /// Whether submit works: a code of either kind, no request on its way, the sign-in still waiting.
     public var canSubmit: Bool { !isLoading && !mustStartOver && kind != nil }
 
+    /// The code field's keyboard: the number pad for the app's six digits, letters for a recovery code.
+    public var codeKeyboard: CodeKeyboard { CodeKeyboard.forSecondFactor(code, recovery: entersRecoveryCode) }
+
+    /// The button beside the field that switches its keyboard.
+    public var switchKeyboardTitle: String { codeKeyboard == .digits ? "Use a recovery code" : "Use the app's code" }
+
+    /// Switches between the app's code and a recovery code; what was typed goes, as it was for the other kind.
+    public func switchKeyboard() {
+        entersRecoveryCode = codeKeyboard == .digits
+        code = ""
+    }
+
+    /// Back to the first step: the sign-in that made this step shows its form again (after `mustStartOver`, or
+    /// when the user would rather sign in another way).
+    public func startOver() { finish(nil) }
+
     /// Sends the code; returns whether it signed in. A wrong code is cleared, for the next one.
     @discardableResult
     public func submit() async -> Bool {
@@ -44,13 +64,21 @@ public final class SecondStepForm {
         errorBanner = nil
         defer { isLoading = false }
         do {
-            signedIn = try await client.completeSignIn(challenge, code: code, email: email, rememberDevice: rememberDevice)
+            let session = try await client.completeSignIn(challenge, code: code, email: email, rememberDevice: rememberDevice)
+            signedIn = session
+            finish(session)
         } catch {
             code = ""
             errorBanner = ChatterError.banner(for: error)
             if case ChatterError.server(401, let body?) = error, body.code == .secondStepExpired { mustStartOver = true }
         }
         return signedIn != nil
+    }
+
+    private func finish(_ session: AuthSession?) {
+        let owner = onFinish
+        onFinish = nil
+        owner?(session)
     }
 }
 

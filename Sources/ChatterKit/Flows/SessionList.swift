@@ -95,11 +95,15 @@ public final class SessionList {
     /// This device's session was revoked from the list: the app is signed out.
     public private(set) var signedOutHere = false
 
+    /// "Confirm it is you" for ending another device's session: present it while `stepUp.asking` is set.
+    public let stepUp: StepUpPrompt
+
     @ObservationIgnored let client: ChatterClient
 
-    /// A list over `client`'s session.
-    public init(client: ChatterClient) {
+    /// A list over `client`'s session; `stepUp` (one of its own by default) asks for a fresh proof.
+    public init(client: ChatterClient, stepUp: StepUpPrompt? = nil) {
         self.client = client
+        self.stepUp = stepUp ?? StepUpPrompt(client: client)
     }
 
     /// Fetches the sessions; call when the screen appears and on pull to refresh.
@@ -137,7 +141,8 @@ public final class SessionList {
                 try await client.sessions.signOut()
                 signedOutHere = true
             } else {
-                try await client.revokeSession(id: row.id)
+                // Given up at "confirm it is you": the row stays, and nothing is said.
+                guard try await stepUp.perform(.endSession, { try await self.client.revokeSession(id: row.id) }) else { return }
             }
             rows.removeAll { $0.id == row.id }
             errorMessage = nil

@@ -32,9 +32,7 @@
                                     isRenaming = true
                                 }
                                 Spacer()
-                                Button("Remove", role: .destructive) {
-                                    Task { await flow.remove(passkey) }
-                                }
+                                Button("Remove", role: .destructive) { flow.requestRemoval(passkey) }
                             }
                             .buttonStyle(.borderless)
                             .disabled(flow.isLoading)
@@ -61,8 +59,18 @@
                     .disabled(newName.trimmingCharacters(in: .whitespaces).isEmpty)
                 }
             }
+            .confirmationDialog(
+                "Remove \(flow.removing?.name ?? "this passkey")?",
+                isPresented: Binding(get: { flow.removing != nil }, set: { if !$0 { flow.cancelRemoval() } }), titleVisibility: .visible
+            ) {
+                Button("Remove", role: .destructive) { Task { await flow.confirmRemoval() } }
+                Button("Cancel", role: .cancel) { flow.cancelRemoval() }
+            } message: {
+                Text("It stops signing you in on every device that has it.")
+            }
             .refreshable { await flow.refresh() }
             .errorBanner(flow.errorMessage)
+            .stepUpPrompt(flow.stepUp)
             .navigationTitle("Passkeys")
             .task { await flow.refresh() }
         }

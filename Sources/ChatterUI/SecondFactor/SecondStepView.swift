@@ -2,29 +2,34 @@
     import ChatterKit
     import SwiftUI
 
-    /// The second step of a sign-in: the authenticator app's code or a recovery code. The rules are
-    /// `SecondStepForm`'s; when the waiting sign-in has expired, `onStartOver` goes back to the first step.
+    /// The second step of a sign-in: the authenticator app's code on the number pad, or a recovery code on the
+    /// full keyboard ("Use a recovery code"). The rules are `SecondStepForm`'s; when the waiting sign-in has
+    /// expired, "Start Again" goes back to the first step of the flow that made it.
     public struct SecondStepView: View {
         @Bindable var form: SecondStepForm
-        let onStartOver: () -> Void
 
-        /// The step over `form`; `onStartOver` when it can no longer complete.
-        public init(form: SecondStepForm, onStartOver: @escaping () -> Void = {}) {
+        /// The step over `form`.
+        public init(form: SecondStepForm) {
             self.form = form
-            self.onStartOver = onStartOver
         }
 
         public var body: some View {
             Section {
-                Text("Enter the code from your authenticator app, or one of your recovery codes.")
-                TextField("Code", text: $form.code)
-                    .oneTimeCodeEntry()
-                    .onSubmit { Task { await form.submit() } }
-                Toggle("Do not ask again on this device", isOn: $form.rememberDevice)
-                ProgressButton(title: "Sign In", isLoading: form.isLoading) { await form.submit() }
-                    .disabled(!form.canSubmit)
                 if form.mustStartOver {
-                    Button("Start Again") { onStartOver() }
+                    Text("This sign-in waited too long. Start again to get a new one.")
+                    Button("Start Again") { form.startOver() }
+                } else {
+                    Text("Enter the code from your authenticator app, or one of your recovery codes.")
+                    TextField(form.codeKeyboard == .digits ? "6-digit code" : "Recovery code", text: $form.code)
+                        .codeEntry(form.codeKeyboard)
+                        .onSubmit { Task { await form.submit() } }
+                    Button(form.switchKeyboardTitle) { form.switchKeyboard() }
+                        .buttonStyle(.borderless)
+                    Toggle("Do not ask again on this device", isOn: $form.rememberDevice)
+                    ProgressButton(title: "Sign In", isLoading: form.isLoading) { await form.submit() }
+                        .disabled(!form.canSubmit)
+                    Button("Sign In Another Way") { form.startOver() }
+                        .disabled(form.isLoading)
                 }
             } header: {
                 Text("Two-step sign-in")

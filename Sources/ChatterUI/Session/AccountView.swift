@@ -51,6 +51,7 @@
                 if account.isLoading { ProgressView() }
             }
             .errorBanner(account.errorMessage)
+            .stepUpPrompt(account.stepUp)
             .navigationTitle("Account")
             .task { await account.load() }
         }

@@ -9,6 +9,9 @@
         let auth: AuthState
         let signIn: () -> SignIn
         let content: (AuthSession) -> Content
+        /// What follows the session while the gate is shown: `Chatter.run()` (with the launch's Sign in with Apple
+        /// check) or `AuthState.run()`.
+        let follow: @MainActor () async -> Void
         @Environment(\.scenePhase) private var scenePhase
 
         /// Shows `signIn` while signed out or expired, and `content` with the session while signed in.
@@ -16,11 +19,16 @@
             self.auth = auth
             self.signIn = signIn
             self.content = content
+            follow = { await auth.run() }
         }
 
-        /// The same over a `Chatter`: `AuthGate(chatter) { SignIn() } content: { session in … }`.
+        /// The same over a `Chatter`: `AuthGate(chatter) { SignIn() } content: { session in … }`. It runs `chatter.run()`,
+        /// so a session from Sign in with Apple whose authorization Apple revoked is signed out at launch.
         public init(_ chatter: Chatter, @ViewBuilder signIn: @escaping () -> SignIn, @ViewBuilder content: @escaping (AuthSession) -> Content) {
-            self.init(auth: chatter.auth, signIn: signIn, content: content)
+            auth = chatter.auth
+            self.signIn = signIn
+            self.content = content
+            follow = { await chatter.run() }
         }
 
         public var body: some View {
@@ -45,7 +53,7 @@
                         .background(.thinMaterial)
                 }
             }
-            .task { [auth] in await auth.run() }
+            .task { await follow() }
             .onChange(of: scenePhase) { _, phase in
                 if phase == .active { Task { await auth.appBecameActive() } }
             }

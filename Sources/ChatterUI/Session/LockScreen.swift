@@ -43,7 +43,7 @@
 
     /// Replaces the content with the lock screen while the gate is locked (the content leaves the view tree, so
     /// its tasks make no signed-in requests), covers it while the app is not active (the app switcher's
-    /// snapshot shows nothing), and tells the gate when the app goes to the background and comes back, and
+    /// snapshot shows nothing, and the content stays mounted beneath), and tells the gate when the app goes to the background and comes back, and
     /// what the auth state is.
     struct BiometricLock: ViewModifier {
         let gate: BiometricGate
@@ -52,15 +52,18 @@
 
         func body(content: Content) -> some View {
             ZStack {
-                if gate.isLocked {
+                switch gate.screen {
+                case .locked:
                     LockScreen(gate: gate)
-                } else if gate.isCovered {
+                case .covered:
+                    // Over the content, not instead of it: a glance at Control Center or a call keeps the app as it was.
+                    content
                     Image(systemName: "lock.shield")
                         .font(.system(size: 56))
                         .foregroundStyle(.tint)
                         .frame(maxWidth: .infinity, maxHeight: .infinity)
                         .background(.background)
-                } else {
+                case .content:
                     content
                 }
             }

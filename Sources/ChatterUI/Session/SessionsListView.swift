@@ -36,6 +36,7 @@
             }
             .refreshable { await list.load() }
             .errorBanner(list.errorMessage)
+            .stepUpPrompt(list.stepUp)
             .navigationTitle("Sessions")
             .task { await list.load() }
         }

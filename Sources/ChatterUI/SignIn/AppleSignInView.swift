@@ -17,6 +17,15 @@
         }
 
         public var body: some View {
+            if let step = flow.secondStep {
+                // Apple vouched for an account with an authenticator app: its code comes next, here.
+                Form { SecondStepView(form: step) }
+            } else {
+                button
+            }
+        }
+
+        private var button: some View {
             VStack(spacing: 12) {
                 SignInWithAppleButton(.signIn) { request in
                     request.requestedScopes = [.fullName, .email]

@@ -22,7 +22,7 @@
                 case .signedIn(let session):
                     Label("Signed in as \(session.username)", systemImage: "checkmark.circle.fill")
                 case .secondFactor(let step):
-                    SecondStepView(form: step) { flow.changeEmail() }
+                    SecondStepView(form: step)
                 }
             }
             .errorBanner(flow.errorMessage)

@@ -47,14 +47,18 @@
                         Text("Verify your email")
                     }
                 }
-                if let step = form.secondStep {
+                switch form.progress {
+                case .form:
+                    Section {
+                        ProgressButton(title: form.submitTitle, isLoading: form.isLoading) { await form.submit() }
+                            .disabled(!form.canSubmit)
+                        Button(form.switchModeTitle) { form.switchMode() }
+                            .disabled(form.isLoading)
+                    }
+                case .secondStep(let step):
                     SecondStepView(form: step)
-                }
-                Section {
-                    ProgressButton(title: form.submitTitle, isLoading: form.isLoading) { await form.submit() }
-                        .disabled(!form.canSubmit)
-                    Button(form.switchModeTitle) { form.switchMode() }
-                        .disabled(form.isLoading)
+                case .signedIn(let session):
+                    Label("Signed in as \(session.username)", systemImage: "checkmark.circle.fill")
                 }
             }
             .errorBanner(form.errorBanner)

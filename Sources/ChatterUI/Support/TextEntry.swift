@@ -1,4 +1,5 @@
 #if canImport(SwiftUI)
+    import ChatterKit
     import SwiftUI
 
     // Keyboard and autofill hints exist on iOS and visionOS only. On Linux, where CI type-checks these views
@@ -17,6 +18,17 @@
         func passwordEntry(new: Bool) -> some View {
             #if os(iOS) || os(visionOS)
                 return textInputAutocapitalization(.never).autocorrectionDisabled().textContentType(new ? .newPassword : .password)
+            #else
+                return autocorrectionDisabled()
+            #endif
+        }
+
+        /// A code field on `keyboard`: the number pad for digits, or capitals and digits for a recovery code; the code
+        /// from Messages or Mail offered above the keyboard.
+        func codeEntry(_ keyboard: CodeKeyboard) -> some View {
+            #if os(iOS) || os(visionOS)
+                return keyboardType(keyboard == .digits ? .numberPad : .asciiCapable).textInputAutocapitalization(.characters)
+                    .autocorrectionDisabled().textContentType(.oneTimeCode)
             #else
                 return autocorrectionDisabled()
             #endif

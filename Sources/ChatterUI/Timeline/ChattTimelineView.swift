@@ -61,7 +61,7 @@
 
         /// Shown while the flow waits for sign-in; swiping the sheet away cancels the sign-in.
         private var signInRequested: Binding<Bool> {
-            Binding(get: { flow.isSignInRequested }, set: { _ in flow.cancelSignIn() })
+            Binding(get: { flow.showsSignInSheet }, set: { _ in flow.cancelSignIn() })
         }
     }
 

@@ -16,6 +16,23 @@
 
         public var body: some View {
             NavigationStack {
+                if let step = flow.secondStep {
+                    // Google vouched for an account with an authenticator app: its code, then the post goes on.
+                    Form { SecondStepView(form: step) }
+                        .toolbar {
+                            ToolbarItem(placement: .cancellationAction) {
+                                Button("Cancel") { flow.cancelSignIn() }
+                            }
+                        }
+                } else {
+                    googleStep
+                }
+            }
+            .presentationDetents([.medium])
+        }
+
+        private var googleStep: some View {
+            Group {
                 VStack(spacing: 16) {
                     Image(systemName: "person.crop.circle.badge.checkmark")
                         .font(.system(size: 48))
@@ -42,7 +59,6 @@
                     }
                 }
             }
-            .presentationDetents([.medium])
         }
     }
 

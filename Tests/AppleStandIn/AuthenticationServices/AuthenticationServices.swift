@@ -58,9 +58,15 @@ public struct ASAuthorizationError: Error, Sendable {
         case notHandled = 1003
         case failed = 1004
         case notInteractive = 1005
+        /// iOS 18, macOS 15: the device holds a credential the request excluded
+        /// (https://developer.apple.com/documentation/authenticationservices/asauthorizationerror-swift.struct/code/matchedexcludedcredential).
+        @available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
+        case matchedExcludedCredential = 1006
     }
 
     public var code: Code
+    /// As every error struct bridged from an NSError domain is made.
+    public init(_ code: Code, userInfo: [String: Any] = [:]) { self.code = code }
 }
 
 /// SwiftUI's Sign in with Apple button (AuthenticationServices with SwiftUI).
@@ -187,11 +193,19 @@ open class ASAuthorizationController: NSObject {
     open var authorizationRequests: [ASAuthorizationRequest] { [] }
     open weak var delegate: (any ASAuthorizationControllerDelegate)?
     open weak var presentationContextProvider: (any ASAuthorizationControllerPresentationContextProviding)?
-    open func performRequests() {}
+    open func performRequests() { performing = true }
     /// iOS, iPadOS and visionOS 16 or later only (not macOS).
     @available(iOS 16.0, visionOS 1.0, *)
     @available(macOS, unavailable)
-    open func performAutoFillAssistedRequests() {}
+    open func performAutoFillAssistedRequests() { performing = true }
+    /// Ends a request under way: its delegate hears `authorizationController(controller:didCompleteWithError:)` with
+    /// `ASAuthorizationError.canceled`, as the page says
+    /// (https://developer.apple.com/documentation/authenticationservices/asauthorizationcontroller/cancel()).
     @available(iOS 16.0, macOS 13.0, *)
-    open func cancel() {}
+    @MainActor open func cancel() {
+        guard performing else { return }
+        performing = false
+        delegate?.authorizationController(controller: self, didCompleteWithError: ASAuthorizationError(.canceled))
+    }
+    private var performing = false
 }

@@ -58,6 +58,8 @@ public struct Font: Hashable, Sendable {
     public static func system(size: CGFloat, weight: Weight? = nil, design: Design? = nil) -> Font { Font() }
     public func bold() -> Font { self }
     public func weight(_ weight: Weight) -> Font { self }
+    /// https://developer.apple.com/documentation/swiftui/font/monospaced()
+    public func monospaced() -> Font { self }
 }
 
 public enum TextAlignment: Hashable, Sendable { case leading, center, trailing }

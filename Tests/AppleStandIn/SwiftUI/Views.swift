@@ -225,3 +225,44 @@ public struct TabView<SelectionValue: Hashable, Content: View>: View {
     public init(@ViewBuilder content: () -> Content) where SelectionValue == Int {}
     public var body: Never { fatalError() }
 }
+
+/// A link that opens `destination` with the system (`openURL`): an `otpauth://` URL opens the authenticator app
+/// that registered the scheme. https://developer.apple.com/documentation/swiftui/link
+public struct Link<Label: View>: View {
+    public init(destination: URL, @ViewBuilder label: () -> Label) {}
+    public var body: Never { fatalError() }
+}
+
+extension Link where Label == Text {
+    public init(_ titleKey: LocalizedStringKey, destination: URL) {}
+    @_disfavoredOverload public init<S: StringProtocol>(_ title: S, destination: URL) {}
+}
+
+/// The share sheet for `item` (iOS 16, macOS 13), with Copy among its actions.
+/// https://developer.apple.com/documentation/swiftui/sharelink
+@available(iOS 16.0, macOS 13.0, watchOS 9.0, *)
+public struct ShareLink<Label: View>: View {
+    public var body: Never { fatalError() }
+}
+
+@available(iOS 16.0, macOS 13.0, watchOS 9.0, *)
+extension ShareLink where Label == DefaultShareLinkLabel {
+    public init(_ titleKey: LocalizedStringKey, item: String) {}
+    @_disfavoredOverload public init<S: StringProtocol>(_ title: S, item: String) {}
+}
+
+public struct DefaultShareLinkLabel: View {
+    public var body: Never { fatalError() }
+}
+
+/// Whether a text can be selected (and so copied) with a long press.
+/// https://developer.apple.com/documentation/swiftui/view/textselection(_:)
+public struct TextSelectability: Sendable {
+    public static let enabled = TextSelectability(), disabled = TextSelectability()
+}
+
+extension View {
+    @available(iOS 15.0, macOS 12.0, *)
+    @available(watchOS, unavailable)
+    public func textSelection(_ selectability: TextSelectability) -> some View { _Modified(self) }
+}

@@ -106,18 +106,16 @@ extension JourneyKitTests {
                 let client = server.client(store: store)
                 try await client.signIn(email: Self.email, password: Self.password)
                 let prompt = StepUpPrompt(client: client)
-                #expect(await prompt.perform { try await client.deleteAccount() } == false)
-                #expect(prompt.isPrompting, "asked for the app's code at once, though the sign-in was just now")
+                let deleting = Task { @MainActor in try await prompt.perform(.deleteAccount) { try await client.deleteAccount() } }
+                #expect(await eventually { await prompt.asking == .secondFactor }, "asked for the app's code at once, though the sign-in was just now")
                 prompt.code = try SecondFactorFlowTests.code(enrolment, server)
-                #expect(await prompt.submit(), "\(prompt.errorBanner ?? "")")
+                #expect(await prompt.submitCode(), "\(prompt.errorBanner ?? "")")
+                #expect(try await deleting.value)
                 #expect(try await server.store.userCount() == 0, "the action ran after the step-up")
                 return
             }
             let account = state == .noSecondFactor ? try await Self.accountWithEveryWayIn(server) : try await Self.passkeysOnlyAccount(server)
             server.clock.advance(by: StepUp.window)
-            let adding = PasskeyFlow(client: account.client, authenticator: SoftwarePasskeys(device: SoftwareAuthenticator(origin: LiveServer.passkeyOrigin)))
-            #expect(await adding.addPasskey() == false)
-            #expect(adding.errorMessage?.hasPrefix("Confirm it is you first") == true, "\(adding.errorMessage ?? "no banner")")
             do {
                 _ = try await account.client.passkeyRegistrationOptions()
                 Issue.record("an old session asked for options")
@@ -126,11 +124,16 @@ extension JourneyKitTests {
             }
             #expect(try await server.store.passkeys(of: account.id).count == 1)
 
-            // The way forward: sign in again (with the passkey, which either account has), then add it.
-            let again = PasskeyFlow(client: account.client, authenticator: SoftwarePasskeys(device: account.passkey))
-            await again.signIn()
-            #expect(again.errorMessage == nil)
-            #expect(await adding.addPasskey(), "\(adding.errorMessage ?? "")")
+            // The way forward: "Add a passkey" asks to confirm it is you, with the passkey either account has, then adds it.
+            let prompt = StepUpPrompt(client: account.client, authenticator: SoftwarePasskeys(device: account.passkey))
+            let flow = PasskeyFlow(
+                client: account.client, authenticator: SoftwarePasskeys(device: SoftwareAuthenticator(origin: LiveServer.passkeyOrigin)), stepUp: prompt)
+            let adding = Task { await flow.addPasskey() }
+            #expect(await eventually { await prompt.asking == .signInAgain })
+            #expect(prompt.ways.contains(.passkey) && prompt.ways.contains(.password) == (state == .noSecondFactor), "\(prompt.ways)")
+            #expect(try await server.store.passkeys(of: account.id).count == 1, "nothing added while it asks")
+            #expect(await prompt.usePasskey(), "\(prompt.errorBanner ?? "")")
+            #expect(await adding.value, "\(flow.errorMessage ?? "")")
             #expect(try await server.store.passkeys(of: account.id).count == 2)
         }
     }

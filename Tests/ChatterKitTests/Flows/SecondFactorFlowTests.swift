@@ -38,7 +38,7 @@ import Testing
         #expect(await setup.errorBanner != nil, "a wrong first code")
         await MainActor.run { setup.code = (try? code(enrolment, server)) ?? "" }
         await setup.confirm()
-        guard case .enabled(let codes) = await setup.step else {
+        guard case .showingCodes(let codes) = await setup.step else {
             Issue.record("not enabled: \(await setup.errorBanner ?? "")")
             throw CancellationError()
         }
@@ -115,16 +115,17 @@ import Testing
             let (enrolment, _) = try await Self.enrolled(server, client)
             server.clock.advance(by: StepUp.window)
             let prompt = await StepUpPrompt(client: client)
-            #expect(await prompt.perform { try await client.deleteAccount() } == false)
-            #expect(await prompt.isPrompting)
+            let deleting = Task { @MainActor in try await prompt.perform(.deleteAccount) { try await client.deleteAccount() } }
+            #expect(await eventually { await prompt.asking == .secondFactor })
             #expect(await prompt.errorBanner == nil)
             await MainActor.run { prompt.code = "000000" }
-            #expect(await prompt.submit() == false)
+            #expect(await prompt.submitCode() == false)
             #expect(await prompt.errorBanner != nil)
-            #expect(await prompt.isPrompting, "still asking")
+            #expect(await prompt.asking == .secondFactor, "still asking")
             await MainActor.run { prompt.code = (try? Self.code(enrolment, server)) ?? "" }
-            #expect(await prompt.submit())
-            #expect(await prompt.isPrompting == false)
+            #expect(await prompt.submitCode())
+            #expect(try await deleting.value, "perform waited for the code, then ran the action")
+            #expect(await prompt.asking == nil)
             #expect(try await server.store.userCount() == 0, "the action ran after the step-up")
         }
     }

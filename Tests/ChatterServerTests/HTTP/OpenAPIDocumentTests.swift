@@ -50,6 +50,8 @@ import Testing
         "POST \(NativePath.passkeySignUp)",
         "POST \(NativePath.passkeySignInOptions)",
         "POST \(NativePath.passkeySignIn)",
+        "POST \(NativePath.passkeyStepUpOptions)",
+        "POST \(NativePath.passkeyStepUp)",
         "GET \(NativePath.passkeys)",
         "PATCH \(NativePath.passkeys)/{id}",
         "DELETE \(NativePath.passkeys)/{id}",

@@ -6,7 +6,7 @@ import Foundation
 import Hummingbird
 
 /// Passkeys on the native API: adding one to the signed-in account, signing up with one after an emailed
-/// code, signing in with one, and listing, renaming and removing the account's passkeys.
+/// code, signing in with one, confirming it is you with one, and listing, renaming and removing the account's passkeys.
 struct PasskeyRoutes {
     let passkeys: PasskeyService
     let signIn: SignInService
@@ -40,6 +40,14 @@ struct PasskeyRoutes {
             let (user, account) = try await passkeys.signIn(body, client: client)
             return JSONResponse.make(
                 try await signIn.native(SignInFlow(user: user, method: .passkey, secondFactor: .passkey, account: account), client: client))
+        }
+        signedIn.post(RouterPath(NativePath.passkeyStepUpOptions)) { request, context in
+            JSONResponse.make(try await passkeys.stepUpOptions(for: try context.requireSession(), client: context.client(request)))
+        }
+        signedIn.post(RouterPath(NativePath.passkeyStepUp)) { request, context in
+            let body = try await request.decodeJSON(PasskeySignInRequest.self, context: context)
+            try await passkeys.stepUp(body, session: try context.requireSession(), client: context.client(request))
+            return Response(status: .noContent)
         }
         signedIn.get(RouterPath(NativePath.passkeys)) { _, context in
             JSONResponse.make(try await passkeys.list(try context.requireSession().user))

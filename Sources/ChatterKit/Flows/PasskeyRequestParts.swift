@@ -114,6 +114,7 @@ extension Data {
 /// The device already holds one of the account's passkeys (the options' `excludeCredentials` matched): adding
 /// another here would make a second for the same place. Apple's `ASAuthorizationError.matchedExcludedCredential`.
 public struct PasskeyAlreadyOnDevice: LocalizedError, Equatable {
+    /// The error, for an authenticator that found the device excluded.
     public init() {}
     /// The sentence a banner shows.
     public var errorDescription: String? { "This device already has a passkey for your account: sign in with it, or add one on another device." }

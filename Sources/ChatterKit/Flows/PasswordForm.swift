@@ -141,6 +141,7 @@ public final class PasswordForm {
         /// Signed in.
         case signedIn(AuthSession)
 
+        /// The same step; two second steps are equal when they are the same form.
         public static func == (lhs: Progress, rhs: Progress) -> Bool {
             switch (lhs, rhs) {
             case (.form, .form): true

@@ -19,12 +19,34 @@ public final class StepUpPrompt {
 
     /// A proof the account offers for `.signInAgain`, by what it signs in with.
     public enum Way: String, Sendable, Equatable, CaseIterable {
-        case passkey, password, emailCode, google, apple
+        /// One of the account's passkeys (`usePasskey()`).
+        case passkey
+        /// The account's password (`submitPassword()`).
+        case password
+        /// A code emailed to the account's address (`sendEmailCode()`, `submitEmailCode()`).
+        case emailCode
+        /// Google Sign-In for the account's Google identity (`confirm(with: .google(…))`).
+        case google
+        /// Sign in with Apple for the account's Apple ID (`confirm(with: .apple(…))`).
+        case apple
     }
 
     /// What is being confirmed, for the prompt's title.
     public enum Purpose: Sendable, Equatable {
-        case deleteAccount, signOutEverywhere, endSession, changePassword, addPasskey, removePasskey, addAuthenticator
+        /// Deleting the account.
+        case deleteAccount
+        /// Signing out of every device.
+        case signOutEverywhere
+        /// Ending another device's session.
+        case endSession
+        /// Changing the password.
+        case changePassword
+        /// Adding a passkey.
+        case addPasskey
+        /// Removing a passkey.
+        case removePasskey
+        /// Adding an authenticator app.
+        case addAuthenticator
 
         /// The prompt's title: "Confirm it is you to delete your account".
         public var title: String {

@@ -18,7 +18,8 @@ struct SecureSignInApp: App {
             Prepared {
                 // The lock wraps the gate, not only the signed-in content: it must see the session the app
                 // launched with (which locks) apart from a sign-in made here (which does not).
-                AuthGate(chatter) {
+                // `lock:` reads the stored session once the lock is open: one Face ID prompt at launch.
+                AuthGate(chatter, lock: gate) {
                     SignInScreen()
                 } content: { _ in
                     SignedInTabs()

@@ -59,7 +59,12 @@ public final class Chatter {
     /// Reads the stored session and follows every change until the calling task ends. A session from Sign in with
     /// Apple whose credential Apple reports revoked is signed out (`SessionManager.checkAppleCredential(with:)`).
     public func run() async {
-        async let following: Void = auth.run()
+        await run(unlockingWith: nil)
+    }
+
+    /// The same, behind `gate`: a stored session is read once the gate is unlocked (`AuthState.run(unlockingWith:)`).
+    public func run(unlockingWith gate: BiometricGate?) async {
+        async let following: Void = auth.run(unlockingWith: gate)
         if let appleCredentials { await client.sessions.checkAppleCredential(with: appleCredentials) }
         await following
     }

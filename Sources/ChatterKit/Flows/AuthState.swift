@@ -57,9 +57,20 @@ public final class AuthState {
     /// Reads the stored session and follows every change until the calling task ends: run it from the
     /// root view's `.task`.
     public func run() async {
+        await run(unlockingWith: nil)
+    }
+
+    /// The same, behind `gate` (Face ID on the session, `KeychainStore(accessControl:authenticationContext:)`): when a
+    /// session is stored, the gate locks first and the session is read once it is unlocked, with the context the
+    /// unlock evaluated, so the launch asks once, not twice.
+    public func run(unlockingWith gate: BiometricGate?) async {
         // Subscribed first, so the `.initialSession` that `start()` announces (and, after a launch that
         // found storage locked, the one announced once it reads) arrives here.
         let events = await sessions.events()
+        if let gate {
+            gate.lockBeforeReading(hasStoredSession: await sessions.hasStoredSession())
+            await gate.untilUnlocked()
+        }
         await sessions.start()
         for await event in events {
             apply(event)

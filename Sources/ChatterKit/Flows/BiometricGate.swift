@@ -100,6 +100,8 @@ public final class BiometricGate {
     @ObservationIgnored private var backgroundedAt: Date?
     /// The launch's session has been seen; later sign-ins do not lock.
     @ObservationIgnored private var sawLaunchSession = false
+    /// `untilUnlocked()` callers, resumed when the gate opens.
+    @ObservationIgnored private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// An unlocked gate over `authenticator`; `appLaunched(hasSession:)` or `follow(_:)` locks it. `gracePeriod`
     /// is in seconds; `now` is the clock, which tests replace.
@@ -135,8 +137,30 @@ public final class BiometricGate {
             if !sawLaunchSession { appLaunched(hasSession: true) }
         case .signedOut, .expired:
             isLocked = false
+            resumeWaiters()
         }
         sawLaunchSession = true
+    }
+
+    /// At launch, before the stored session is read (`AuthState.run(unlockingWith:)`): locks when a session is
+    /// stored, so the lock screen's one prompt evaluates the context the Keychain then reads with, instead of the
+    /// read prompting first and the lock again. The session then read counts as the launch's.
+    public func lockBeforeReading(hasStoredSession: Bool) {
+        sawLaunchSession = true
+        appLaunched(hasSession: hasStoredSession)
+    }
+
+    /// Returns once the gate is unlocked (at once when it is).
+    public func untilUnlocked() async {
+        while isLocked {
+            await withCheckedContinuation { waiters.append($0) }
+        }
+    }
+
+    private func resumeWaiters() {
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter.resume() }
     }
 
     /// The app went to the background: the grace period starts.
@@ -170,6 +194,7 @@ public final class BiometricGate {
         case .success:
             isLocked = false
             failures = 0
+            resumeWaiters()
         case .failed:
             failures += 1
         case .cancelled, .lockedOut, .unavailable:
@@ -184,6 +209,7 @@ public final class BiometricGate {
         guard await authenticator.authenticate(reason: reason) == .success else { return false }
         isEnabled = false
         isLocked = false
+        resumeWaiters()
         return true
     }
 }

@@ -78,7 +78,11 @@ extension SessionManager {
     /// Runs inside the turn, so it never takes one (a second lock in the same process would wait for itself).
     private func refreshTakingTurn(_ used: StoredSession) async throws -> StoredSession {
         var stored: StoredSession?
-        if coordinator != nil {
+        if coordinator != nil, !unsaved, await storedStillHolds(used) == true {
+            // Nobody wrote since `used` was read, as its unprotected stamp says: the Face ID-protected session is not
+            // read again (a prompt in the foreground, a failure in the background).
+            stored = used
+        } else if coordinator != nil {
             stored = try await readStored()
             if !unsaved, let stored, stored.differs(from: used) {
                 // Another process refreshed or signed in: its tokens are current, and ours are retired.

@@ -201,6 +201,9 @@ public actor SessionManager {
             if attempt > 0 { try? await Task.sleep(for: .milliseconds(50 * attempt)) }
             guard session == pending else { return .superseded }
             do {
+                // The stamp first: storage may then hold a stamp newer than its session (a reader reads the session to
+                // see), never one of an older session than it holds (a reader would trust its own retired tokens).
+                try await writeStamp(of: pending)
                 try await store.write(data, for: StoreKey.session)
                 return .saved
             } catch {
@@ -212,6 +215,29 @@ public actor SessionManager {
             }
         }
         return .failed
+    }
+
+    /// Writes `session`'s stamp, or, when that fails, deletes the one there; throws when neither works, and nothing
+    /// may then be written after it.
+    private func writeStamp(of session: StoredSession) async throws(StorageError) {
+        do {
+            try await store.write(session.stamp, for: StoreKey.sessionStamp)
+        } catch {
+            try await store.delete(StoreKey.sessionStamp)
+        }
+    }
+
+    /// Whether storage holds a session, told by its unprotected stamp: no Face ID prompt. False for a session
+    /// written before stamps existed, until its next write.
+    public func hasStoredSession() async -> Bool {
+        ((try? await store.read(StoreKey.sessionStamp)) ?? nil) != nil
+    }
+
+    /// Whether storage still holds `session`, told by the stamp; nil when the stamp cannot say (none, unreadable),
+    /// and the session itself must be read.
+    func storedStillHolds(_ session: StoredSession) async -> Bool? {
+        guard let stamp = (try? await store.read(StoreKey.sessionStamp)) ?? nil else { return nil }
+        return stamp == session.stamp ? true : nil
     }
 
     /// The session storage holds now (what another process may have stored), or nil.
@@ -298,6 +324,7 @@ public actor SessionManager {
     /// Deletes the stored session; when storage refuses, remembers that `ending` is still to go.
     private func deleteStored(ending: StoredSession?) async {
         do {
+            try await store.delete(StoreKey.sessionStamp)
             try await store.delete(StoreKey.session)
             undeleted = false
             undeletedSession = nil

@@ -50,6 +50,12 @@ struct StoredSession: Codable, Sendable, Equatable {
         accessToken != other.accessToken || refreshToken != other.refreshToken
     }
 
+    /// What `StoreKey.sessionStamp` holds for this session: SHA-256 of its tokens, which tells sessions apart as
+    /// `differs(from:)` does and reveals neither token.
+    var stamp: Data {
+        Data(SHA256Digest.hex(Array((accessToken + "\n" + (refreshToken ?? "")).utf8)).utf8)
+    }
+
     var publicView: AuthSession {
         AuthSession(
             kind: kind, username: username, user: user, sessionID: sessionID, accessExpiresAt: accessExpiresAt,

@@ -18,7 +18,7 @@ public enum FirstRunGuard {
     /// - Returns: whether this was the first run (and the store was cleared).
     @discardableResult
     public static func prepare(
-        _ store: any SecretStore, keys: [String] = [StoreKey.session, StoreKey.email, StoreKey.pendingAppleRegistration],
+        _ store: any SecretStore, keys: [String] = [StoreKey.session, StoreKey.sessionStamp, StoreKey.email, StoreKey.pendingAppleRegistration],
         defaults: UserDefaults = .standard, isAppExtension: Bool = Bundle.main.bundlePath.hasSuffix(".appex")
     ) async throws(StorageError) -> Bool {
         if defaults.bool(forKey: markerKey) || isAppExtension { return false }

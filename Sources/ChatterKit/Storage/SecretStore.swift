@@ -52,6 +52,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum StoreKey {
     /// The signed-in session: its tokens and expiry dates, as JSON.
     public static let session = "session"
+    /// A digest of the stored session's tokens, kept beside it without Face ID protection: a process sharing the
+    /// store tells from it, without a prompt, whether the session changed (a refresh in its turn reads the
+    /// protected session only then), and the launch whether there is one to unlock. It reveals no token.
+    public static let sessionStamp = "session.stamp"
     /// The signed-in email, kept so the form can fill it in on the next launch (F2). Never the password.
     public static let email = "email"
     /// Apple's name and email from a first sign-in, kept until chatterd confirms the registration (F4).

@@ -23,12 +23,17 @@
         }
 
         /// The same over a `Chatter`: `AuthGate(chatter) { SignIn() } content: { session in … }`. It runs `chatter.run()`,
-        /// so a session from Sign in with Apple whose authorization Apple revoked is signed out at launch.
-        public init(_ chatter: Chatter, @ViewBuilder signIn: @escaping () -> SignIn, @ViewBuilder content: @escaping (AuthSession) -> Content) {
+        /// so a session from Sign in with Apple whose authorization Apple revoked is signed out at launch. With `lock`
+        /// (the gate `.biometricLock(_:auth:)` shows), a stored session is read once the lock is open: one Face ID
+        /// prompt at launch, not one for the Keychain and one for the lock.
+        public init(
+            _ chatter: Chatter, lock: BiometricGate? = nil, @ViewBuilder signIn: @escaping () -> SignIn,
+            @ViewBuilder content: @escaping (AuthSession) -> Content
+        ) {
             auth = chatter.auth
             self.signIn = signIn
             self.content = content
-            follow = { await chatter.run() }
+            follow = { await chatter.run(unlockingWith: lock) }
         }
 
         public var body: some View {

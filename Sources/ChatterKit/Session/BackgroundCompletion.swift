@@ -2,8 +2,8 @@ import Foundation
 
 /// Lets a refresh and its save finish when the app goes to the background halfway: iOS suspends an app a few
 /// seconds after it leaves the foreground, and a rotated pair received but not yet stored would be lost (the
-/// next launch would present the retired refresh token), or a lock held on the app group's container would
-/// get the app killed (0xdead10cc). On Apple platforms the work runs inside
+/// next launch would present the retired refresh token). The app group's lock is not held across the request
+/// (`RefreshLease`), so an activity that expires leaves no lock held by a suspended app (0xdead10cc). On Apple platforms the work runs inside
 /// `ProcessInfo.performExpiringActivity`, which apps and extensions alike may use; elsewhere it simply runs.
 enum BackgroundCompletion {
     static func run<T: Sendable>(_ name: String, _ body: @Sendable () async throws -> T) async throws -> T {

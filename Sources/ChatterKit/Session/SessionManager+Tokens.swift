@@ -62,7 +62,9 @@ extension SessionManager {
     }
 
     /// Refreshes only when storage can take the rotated pair (a pair that cannot be stored is lost with the
-    /// app), and in this process's turn with the others sharing the store.
+    /// app), and in this process's turn with the others sharing the store. The turn (a file lock in the app group's
+    /// container) is held to decide and to store, never across the request: iOS kills an app suspended while it
+    /// holds such a lock (0xdead10cc). A lease in the store tells the others a refresh is under way meanwhile.
     private func refreshInTurn(_ used: StoredSession) async throws -> StoredSession {
         do {
             try await store.checkAvailable()
@@ -70,38 +72,74 @@ extension SessionManager {
             throw ChatterError.storage(error)
         }
         return try await BackgroundCompletion.run("Refreshing the Chatter session") {
-            try await self.takingTurn(orUnlocked: false) { try await self.refreshTakingTurn(used) }
+            while true {
+                switch try await self.takingTurn(orUnlocked: false, { try await self.decide(used) }) {
+                case .current(let session):
+                    return session
+                case .wait:
+                    // Another process is refreshing: what it stores is the answer.
+                    try? await Task.sleep(for: .milliseconds(20))
+                case .refresh(let token, let stored):
+                    let response: SessionResponse
+                    do {
+                        response = try await self.exchange(token)
+                    } catch {
+                        await self.releaseLease()
+                        throw error
+                    }
+                    return try await self.takingTurn(orUnlocked: true) { try await self.adopt(response, for: token, over: stored) }
+                }
+            }
         }
     }
 
-    /// Adopts what another process stored since `used` was read, or refreshes `used` and stores the answer.
-    /// Runs inside the turn, so it never takes one (a second lock in the same process would wait for itself).
-    private func refreshTakingTurn(_ used: StoredSession) async throws -> StoredSession {
+    /// What a refresh of `used` comes to, decided in the turn.
+    private enum RefreshStep: Sendable {
+        /// The session is already current (another process refreshed or signed in): no request.
+        case current(StoredSession)
+        /// Another process holds the lease: wait for what it stores.
+        case wait
+        /// This process refreshes `token` (its lease taken); `stored` is what storage held.
+        case refresh(token: String, stored: StoredSession?)
+    }
+
+    /// Adopts what another process stored since `used` was read, waits for one that is refreshing, or takes the lease
+    /// to refresh `used`. Runs inside the turn, so it never takes one (a second lock in the same process would wait
+    /// for itself).
+    private func decide(_ used: StoredSession) async throws -> RefreshStep {
         var stored: StoredSession?
-        if coordinator != nil, !unsaved, await storedStillHolds(used) == true {
-            // Nobody wrote since `used` was read, as its unprotected stamp says: the Face ID-protected session is not
-            // read again (a prompt in the foreground, a failure in the background).
-            stored = used
-        } else if coordinator != nil {
-            stored = try await readStored()
-            if !unsaved, let stored, stored.differs(from: used) {
-                // Another process refreshed or signed in: its tokens are current, and ours are retired.
-                adoptStored(stored, replacing: used)
-                return stored
-            }
-            if stored == nil, !unsaved {
-                // Another process signed out.
-                if session?.refreshToken == used.refreshToken {
-                    await forget()
-                    broadcast(.signedOut(.userRequested))
+        if coordinator != nil {
+            if let lease = await RefreshLease.read(from: store), lease.owner != leaseOwner, lease.until > Date() { return .wait }
+            if !unsaved, await storedStillHolds(used) == true {
+                // Nobody wrote since `used` was read, as its unprotected stamp says: the Face ID-protected session is
+                // not read again (a prompt in the foreground, a failure in the background).
+                stored = used
+            } else {
+                stored = try await readStored()
+                if !unsaved, let stored, stored.differs(from: used) {
+                    // Another process refreshed or signed in: its tokens are current, and ours are retired.
+                    adoptStored(stored, replacing: used)
+                    return .current(stored)
                 }
-                throw ChatterError.signedOut(.userRequested)
+                if stored == nil, !unsaved {
+                    // Another process signed out.
+                    if session?.refreshToken == used.refreshToken {
+                        await forget()
+                        broadcast(.signedOut(.userRequested))
+                    }
+                    throw ChatterError.signedOut(.userRequested)
+                }
             }
         }
         guard let token = used.refreshToken else { throw ChatterError.notSignedIn }
-        let response: SessionResponse
+        if coordinator != nil { try await RefreshLease(owner: leaseOwner, until: Date().addingTimeInterval(RefreshLease.lifetime)).write(to: store) }
+        return .refresh(token: token, stored: stored)
+    }
+
+    /// The refresh request itself, outside the turn. A 401 that ends the session forgets it here.
+    private func exchange(_ token: String) async throws -> SessionResponse {
         do {
-            response = try await api.send("POST", NativePath.refresh, body: RefreshRequest(refreshToken: token))
+            return try await api.send("POST", NativePath.refresh, body: RefreshRequest(refreshToken: token))
         } catch let error as ChatterError {
             if case .server(401, let body) = error, let reason = Self.terminalReason(body?.code, kind: .native) {
                 // Only if nobody signed in again meanwhile: that newer session is not the one refused.
@@ -113,17 +151,30 @@ extension SessionManager {
             }
             throw error
         }
+    }
+
+    /// Stores the answer to the refresh of `token` and gives the lease back, in the turn.
+    private func adopt(_ response: SessionResponse, for token: String, over stored: StoredSession?) async throws -> StoredSession {
         // Stored before anything else looks at the answer: the old refresh token is already retired. A
         // sign-in that happened meanwhile replaced the session this refresh was for, and stays.
         let fresh = StoredSession(native: response, at: now())
         guard session?.refreshToken == token else {
+            await releaseLease()
             // A sign-in (or sign-out) happened meanwhile: callers go on with what is current, not with this family.
             if let session { return session }
             throw ChatterError.notSignedIn
         }
         let saved = await persist(fresh, over: stored)
+        // After the write: a process that waited for the lease then finds the new session stored.
+        await releaseLease()
         broadcast(.refreshed(saved.publicView))
         return saved
+    }
+
+    /// Gives this process's lease back, if it holds one.
+    private func releaseLease() async {
+        guard coordinator != nil, let lease = await RefreshLease.read(from: store), lease.owner == leaseOwner else { return }
+        try? await store.delete(StoreKey.refreshLease)
     }
 
     /// Takes `stored` (another process's newer session) as this one's, unless a sign-in here replaced `used`.

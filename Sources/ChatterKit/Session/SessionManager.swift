@@ -27,6 +27,8 @@ public actor SessionManager {
     var undeletedSession: StoredSession?
     var refreshTask: Task<StoredSession, any Error>?
     var listeners: [UUID: AsyncStream<AuthEvent>.Continuation] = [:]
+    /// This manager's name in a `RefreshLease` it takes.
+    let leaseOwner = UUID()
     /// The last storage failure, for an app that wants to warn that the session lives only in memory.
     public private(set) var storageProblem: StorageError?
 

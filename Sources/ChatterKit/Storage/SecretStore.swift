@@ -56,6 +56,9 @@ public enum StoreKey {
     /// store tells from it, without a prompt, whether the session changed (a refresh in its turn reads the
     /// protected session only then), and the launch whether there is one to unlock. It reveals no token.
     public static let sessionStamp = "session.stamp"
+    /// A refresh under way in one of the processes sharing the store (`RefreshLease`), unprotected: the others wait
+    /// for what it stores. It holds no token.
+    public static let refreshLease = "session.refresh-lease"
     /// The signed-in email, kept so the form can fill it in on the next launch (F2). Never the password.
     public static let email = "email"
     /// Apple's name and email from a first sign-in, kept until chatterd confirms the registration (F4).

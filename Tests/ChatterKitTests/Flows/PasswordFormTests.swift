@@ -51,8 +51,8 @@ import Testing
             #expect(await form.submit())
             #expect(await form.password.isEmpty, "the password is not kept once used")
             #expect(
-                store.keys == [StoreKey.session, StoreKey.email, StoreKey.device("ada@example.com")],
-                "session, email and device token stored, never the password")
+                store.keys == [StoreKey.session, StoreKey.sessionStamp, StoreKey.email, StoreKey.device("ada@example.com")],
+                "session (and its stamp), email and device token stored, never the password")
             for key in store.keys { #expect(try await store.read(key).map { String(decoding: $0, as: UTF8.self).contains("battery") } == false) }
 
             let laptop = await PasswordForm(client: server.client(store: store))

@@ -200,3 +200,76 @@ import Testing
         }
     }
 }
+
+/// The turn is not held across a refresh's request (a suspended app holding a lock in its app group's container is
+/// killed, 0xdead10cc, as `performExpiringActivity` ending before the request does would leave it): a lease in the
+/// store says a refresh is under way, and the other process waits for what it stores.
+@Suite struct RefreshLeaseTests {
+    @Test func noLockIsHeldWhileTheRequestIsOutAndTheOtherProcessWaitsForItsAnswer() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let lock = directory + "/session.lock"
+                let gate = GateTransport(path: NativePath.refresh)
+                let counter = CountingTransport(gate)
+                let app = ChatterClient(
+                    api: server.api(transport: counter), store: FileStore(directory: directory), coordinator: FileLockCoordinator(path: lock),
+                    now: server.clock.function)
+                let widget = ChatterClient(
+                    api: server.api(transport: counter), store: FileStore(directory: directory), coordinator: FileLockCoordinator(path: lock),
+                    now: server.clock.function)
+                try await app.signInByEmail(on: server)
+                _ = try await widget.me()
+                server.clock.advance(by: 301)
+
+                let refreshing = Task { try await app.sessions.refresh() }
+                #expect(await eventually { gate.waiting == 1 }, "the app's refresh request is out")
+                // Anyone can take the turn now: the app holds no lock across its request.
+                let free = try await FileLockCoordinator(path: lock, timeout: .milliseconds(200)).exclusively { true }
+                #expect(free)
+                #expect(try await FileStore(directory: directory).read(StoreKey.refreshLease) != nil, "the lease says a refresh is under way")
+                // The widget, needing a refresh too, waits for the app's answer instead of sending its own.
+                let widgetRefresh = Task { try await widget.sessions.refresh() }
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(gate.waiting == 1, "no second refresh request")
+                gate.open()
+                _ = try await refreshing.value
+                _ = try await widgetRefresh.value
+                #expect(counter.count(NativePath.refresh) == 1)
+                #expect(await app.sessions.currentSession == widget.sessions.currentSession)
+                #expect(try await FileStore(directory: directory).read(StoreKey.refreshLease) == nil, "given back")
+                #expect(try await server.store.auditEvents(userID: nil).contains { $0.event == "refresh_reused" } == false)
+            }
+        }
+    }
+
+    @Test func aLeaseHeldElsewhereIsWaitedForUntilItEndsOrIsGivenBack() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let counter = CountingTransport()
+                let store = FileStore(directory: directory)
+                let app = ChatterClient(
+                    api: server.api(transport: counter), store: store, coordinator: FileLockCoordinator(path: directory + "/session.lock"),
+                    now: server.clock.function)
+                try await app.signInByEmail(on: server)
+                server.clock.advance(by: 301)
+
+                // Another process (suspended mid-refresh, say) holds a lease: the app waits rather than refresh too.
+                try await RefreshLease(owner: UUID(), until: Date().addingTimeInterval(RefreshLease.lifetime)).write(to: store)
+                let refreshing = Task { try await app.sessions.refresh() }
+                try await Task.sleep(for: .milliseconds(150))
+                #expect(counter.count(NativePath.refresh) == 0, "waiting for the holder's answer")
+                // The holder gives up without storing anything (its request failed): the app refreshes itself.
+                try await store.delete(StoreKey.refreshLease)
+                _ = try await refreshing.value
+                #expect(counter.count(NativePath.refresh) == 1)
+
+                // A lease past its end (its process was killed) is no reason to wait.
+                server.clock.advance(by: 301)
+                try await RefreshLease(owner: UUID(), until: Date().addingTimeInterval(-1)).write(to: store)
+                _ = try await app.sessions.refresh()
+                #expect(counter.count(NativePath.refresh) == 2)
+                #expect(await RefreshLease.read(from: store) == nil, "the app's own lease given back")
+            }
+        }
+    }
+}

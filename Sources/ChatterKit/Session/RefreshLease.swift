@@ -1,0 +1,29 @@
+import Foundation
+
+/// "A refresh is under way", kept in the shared store while its request is out, so processes sharing the session
+/// wait for what it stores instead of refreshing too. It replaces holding the turn's file lock across the request
+/// (iOS kills an app suspended while it holds a lock in a shared container). It ends when the refresh does, or
+/// after `lifetime` when its process was suspended or killed meanwhile.
+struct RefreshLease: Codable, Sendable, Equatable {
+    /// The `SessionManager` that took it (one per process and store).
+    var owner: UUID
+    /// When the others stop waiting for it.
+    var until: Date
+
+    /// Longer than a refresh request takes (URLSession's default timeout is 60 s, but a refresh answers in well under
+    /// a second); short enough that a suspended holder delays the others by little.
+    static let lifetime: TimeInterval = 30
+
+    static func read(from store: any SecretStore) async -> RefreshLease? {
+        guard let data = (try? await store.read(StoreKey.refreshLease)) ?? nil else { return nil }
+        return try? JSONDecoder().decode(RefreshLease.self, from: data)
+    }
+
+    func write(to store: any SecretStore) async throws {
+        do {
+            try await store.write(try JSONEncoder().encode(self), for: StoreKey.refreshLease)
+        } catch let error as StorageError {
+            throw ChatterError.storage(error)
+        }
+    }
+}

@@ -171,6 +171,15 @@ public final class StepUpPrompt {
         return await prove(proof)
     }
 
+    /// Shows the prompt with nothing waiting: what a preview draws (`StepUpPrompt.sample(asking:)`).
+    func showForPreview(_ ask: Ask, purpose: Purpose) {
+        self.purpose = purpose
+        asking = ask
+        email = "ada@example.com"
+        offersPasskey = authenticator != nil
+        ways = ask == .signInAgain ? [.passkey, .password, .emailCode] : []
+    }
+
     /// Gives up: the waiting action does not run.
     public func cancel() { finish(false) }
 

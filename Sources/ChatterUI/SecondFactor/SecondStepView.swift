@@ -37,4 +37,17 @@
             .errorBanner(form.errorBanner)
         }
     }
+
+    #if DEBUG
+        struct SecondStepView_Previews: PreviewProvider {
+            static var previews: some View {
+                // The sample's app code is 123456, and ABCDE-23456 a recovery code.
+                Form {
+                    SecondStepView(
+                        form: SecondStepForm(
+                            client: .sample(signedIn: false, secondFactor: true), challenge: SecondFactorChallenge(token: "sample", expiresIn: 300)))
+                }
+            }
+        }
+    #endif
 #endif

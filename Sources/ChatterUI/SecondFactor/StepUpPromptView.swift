@@ -94,6 +94,15 @@
         }
     }
 
+    #if DEBUG
+        struct StepUpPromptView_Previews: PreviewProvider {
+            static var previews: some View {
+                StepUpPromptView(prompt: .sample(asking: .secondFactor))
+                StepUpPromptView(prompt: .sample(asking: .signInAgain, purpose: .addPasskey))
+            }
+        }
+    #endif
+
     extension View {
         /// Presents `prompt` as a sheet while it asks; swiping the sheet away gives the waiting action up.
         public func stepUpPrompt(_ prompt: StepUpPrompt) -> some View {

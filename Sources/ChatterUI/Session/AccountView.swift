@@ -63,6 +63,10 @@
                 NavigationStack {
                     AccountView(account: AccountFlow(client: .sample()))
                 }
+                NavigationStack {
+                    // Deleting asks to confirm it is you (the code is 123456).
+                    AccountView(account: AccountFlow(client: .sample(secondFactor: true)))
+                }
             }
         }
     #endif

@@ -101,6 +101,8 @@
         struct PasswordFormView_Previews: PreviewProvider {
             static var previews: some View {
                 PasswordFormView(form: PasswordForm(client: .sample(signedIn: false), mode: .signUp))
+                // Signing in asks for the authenticator's code (123456) next.
+                PasswordFormView(form: PasswordForm(client: .sample(signedIn: false, secondFactor: true)))
             }
         }
     #endif

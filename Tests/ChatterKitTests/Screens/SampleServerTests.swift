@@ -23,7 +23,7 @@ import Testing
 
         let account = AccountFlow(client: .sample())
         await account.load()
-        #expect(account.profile?.displayName == SampleServer.username && account.methodsDescription == "Google, Password")
+        #expect(account.profile?.displayName == SampleServer.username && account.methodsDescription == "Google, Password, Passkey")
 
         let form = PasswordForm(client: .sample(signedIn: false))
         await form.load()
@@ -40,6 +40,47 @@ import Testing
         let web = WebSignIn(client: .sample())
         await web.load()
         #expect(web.request?.url?.host == "chatter.example")
+    }
+
+    @Test func theTwoStepSampleAsksForTheCodeAndToConfirmItIsYou() async throws {
+        let form = PasswordForm(client: .sample(signedIn: false, secondFactor: true))
+        form.email = "ada@example.com"
+        form.password = "a long passphrase"
+        await form.submit()
+        guard case .secondStep(let step) = form.progress else {
+            Issue.record("no second step: \(form.progress)")
+            return
+        }
+        step.code = "000000"
+        #expect(await step.submit() == false)
+        #expect(step.errorBanner != nil)
+        step.switchKeyboard()
+        step.code = SampleServer.recoveryCode
+        #expect(await step.submit())
+        #expect(form.signedIn != nil)
+
+        let account = AccountFlow(client: .sample(secondFactor: true))
+        let deleting = Task { await account.confirmDeletion() }
+        #expect(await eventually { await account.stepUp.asking == .secondFactor })
+        #expect(account.stepUp.offersPasskey == false, "the account screen's prompt has no authenticator")
+        account.stepUp.code = SampleServer.appCode
+        #expect(await account.stepUp.submitCode())
+        await deleting.value
+        #expect(account.isFinished)
+
+        let setup = AuthenticatorSetup(client: .sample())
+        await setup.load()
+        #expect(setup.step == .off)
+        await setup.start()
+        #expect(setup.keyURL?.scheme == "otpauth")
+        setup.code = SampleServer.appCode
+        await setup.confirm()
+        #expect(setup.recoveryCodesText != nil)
+        #expect(StepUpPrompt.sample(asking: .signInAgain).ways == [.passkey, .password, .emailCode])
+
+        let passkeys = PasskeyFlow(client: .sample(), authenticator: SamplePasskeys())
+        #expect(await passkeys.signIn() == false)
+        #expect(passkeys.errorMessage == nil, "a sample sheet ends as a cancel: no banner")
     }
 
     @Test func aRouteChatterdDoesNotServeIsItsNotFound() async throws {

@@ -17,6 +17,16 @@
         /// Every request under way, by its own id: the task that asked cancelling ends its request.
         private var inFlight: [UUID: ASAuthorizationController] = [:]
 
+        /// AutoFill-assisted requests exist on iOS and visionOS; on a Mac (AppKit or Catalyst) passkeys are offered by
+        /// the button's sheet alone.
+        public nonisolated var offersAutofill: Bool {
+            #if os(iOS) && !targetEnvironment(macCatalyst) || os(visionOS)
+                true
+            #else
+                false
+            #endif
+        }
+
         /// An authenticator presenting over the window `anchor` returns (the view's window).
         public init(anchor: @escaping @MainActor () -> ASPresentationAnchor) {
             self.anchor = anchor

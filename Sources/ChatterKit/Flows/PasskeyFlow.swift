@@ -10,6 +10,14 @@ public protocol PasskeyAuthenticator: Sendable {
     /// Signs the options' challenge with a passkey the user picks (`navigator.credentials.get()`);
     /// `autofill`: offered in the keyboard's suggestions rather than in a sheet.
     func authenticate(_ options: PasskeyRequestOptions, autofill: Bool) async throws -> AuthenticationResponseJSON
+    /// Whether passkeys can be offered in the keyboard's suggestions: iOS and visionOS; not macOS, where a sign-in
+    /// screen offers them through its button alone.
+    var offersAutofill: Bool { get }
+}
+
+extension PasskeyAuthenticator {
+    /// Offered, unless the authenticator says otherwise.
+    public var offersAutofill: Bool { true }
 }
 
 /// Passkeys for a screen: sign in with one, sign up with one after an emailed code, and the account's
@@ -61,7 +69,8 @@ public final class PasskeyFlow {
                 signedIn = try await client.signInWithPasskey(try await authenticator.authenticate(options, autofill: false))
             }
         }
-        guard !isAwaitingAutofill else { return false }
+        // Where there are no keyboard suggestions (a Mac), nothing is requested: no sheet opens unasked.
+        guard authenticator.offersAutofill, !isAwaitingAutofill else { return false }
         isAwaitingAutofill = true
         defer { isAwaitingAutofill = false }
         // Armed for as long as the screen's task lives (its view is shown) and nobody signed in here since: made

@@ -2,9 +2,10 @@
     import ChatterKit
     import SwiftUI
 
-    /// "Sign in with a passkey" over a `PasskeyFlow`: one tap, one Face ID. With `autofill` it also starts
-    /// the AutoFill request as it appears, so the passkeys show above the keyboard of the screen's
-    /// username field (`.textContentType(.username)`); tapping the button replaces that request.
+    /// "Sign in with a passkey" over a `PasskeyFlow`: one tap, one Face ID (or Touch ID on a Mac). With `autofill`
+    /// it also starts the AutoFill request as it appears, so on iOS the passkeys show above the keyboard of the
+    /// screen's username field (`.textContentType(.username)`); tapping the button replaces that request. On a Mac
+    /// there are no such suggestions, and nothing opens until the button is tapped.
     public struct PasskeySignInButton: View {
         let flow: PasskeyFlow
         let autofill: Bool

@@ -60,7 +60,34 @@ actor CancelsTheFirstSheet: PasskeyAuthenticator {
     func authenticate(_ options: PasskeyRequestOptions, autofill: Bool) async throws -> AuthenticationResponseJSON { try device.authenticate(options) }
 }
 
+/// A Mac's passkeys (`PlatformPasskeyAuthenticator` on macOS): the button's sheet, no keyboard suggestions.
+struct MacPasskeys: PasskeyAuthenticator {
+    let device: SoftwareAuthenticator
+    var offersAutofill: Bool { false }
+    func register(_ options: PasskeyCreationOptions) async throws -> RegistrationResponseJSON { try device.register(options) }
+    func authenticate(_ options: PasskeyRequestOptions, autofill: Bool) async throws -> AuthenticationResponseJSON {
+        // As the old Mac path did: any request, AutoFill's too, opened the sheet.
+        if autofill { Issue.record("a sheet opened that nobody asked for") }
+        return try device.authenticate(options)
+    }
+}
+
 extension AppJourneyTests {
+    @Test func onAMacThePasskeyButtonOpensTheSheetAndNothingOpensUnasked() async throws {
+        try await LiveServer.run { @MainActor server in
+            let account = try await JourneyKitTests.passkeysOnlyAccount(server)
+            let counter = CountingTransport()
+            let client = server.client(transport: counter)
+            let flow = PasskeyFlow(client: client, authenticator: MacPasskeys(device: account.passkey))
+            // The sign-in screen appears (PasskeySignInButton's task asks for AutoFill): nothing is requested.
+            #expect(await flow.signIn(autofill: true) == false)
+            #expect(counter.count(NativePath.passkeySignInOptions) == 0 && flow.errorMessage == nil)
+            // The button: the sheet, then signed in.
+            #expect(await flow.signIn(), "\(flow.errorMessage ?? "")")
+            #expect(flow.signedIn?.user.flatMap { UUID(uuidString: $0.id) } == account.id)
+        }
+    }
+
     @Test func theKeyboardsPasskeyRequestLastsAsLongAsItsScreenAndIsMadeAgainAfterAFailure() async throws {
         try await LiveServer.run { @MainActor server in
             let account = try await JourneyKitTests.passkeysOnlyAccount(server)

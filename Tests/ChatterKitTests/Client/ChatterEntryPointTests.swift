@@ -86,5 +86,8 @@ import Testing
         let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         let top = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
         #expect(top.hasPrefix("## \(ChatterKit.version) "), "CHANGELOG.md's top entry is \(top)")
+        // The README's install line names the same release, so an app copying it gets what the changelog describes.
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(#"from: "\#(ChatterKit.version)", traits: [])"#), "README.md's install line names another version")
     }
 }

@@ -49,14 +49,21 @@ public final class PasskeyFlow {
     @ObservationIgnored private var signUpOptions: (email: String, options: PasskeyCreationOptions, until: Date)?
     /// How long an AutoFill request that fails before the user picks waits before it is made again.
     @ObservationIgnored let autofillRetry: Duration
+    /// How long an AutoFill request lasts before a fresh one replaces it; nil: as long as its options' challenge.
+    @ObservationIgnored let autofillLifetime: Duration?
 
     /// A flow for `client`'s server, making and using passkeys with `authenticator`; `stepUp` (one of its own by
     /// default, offering the same authenticator) asks for a fresh proof.
-    public init(client: ChatterClient, authenticator: any PasskeyAuthenticator, stepUp: StepUpPrompt? = nil, autofillRetry: Duration = .seconds(2)) {
+    /// `autofillRetry` and `autofillLifetime` pace the keyboard's request; tests shorten them.
+    public init(
+        client: ChatterClient, authenticator: any PasskeyAuthenticator, stepUp: StepUpPrompt? = nil, autofillRetry: Duration = .seconds(2),
+        autofillLifetime: Duration? = nil
+    ) {
         self.client = client
         self.authenticator = authenticator
         self.stepUp = stepUp ?? StepUpPrompt(client: client, authenticator: authenticator)
         self.autofillRetry = autofillRetry
+        self.autofillLifetime = autofillLifetime
     }
 
     /// Signs in with a passkey the user picks; `autofill` for the request a sign-in form starts as it
@@ -104,7 +111,7 @@ public final class PasskeyFlow {
     /// are never a banner: the user did not touch it (a missing `webcredentials` association fails it at once).
     private func autofillAssertion() async -> AuthenticationResponseJSON? {
         guard let options = try? await client.passkeySignInOptions() else { return nil }
-        let lifetime = Duration.milliseconds(max(options.timeout, 1000))
+        let lifetime = autofillLifetime ?? Duration.milliseconds(max(options.timeout, 1000))
         return await withTaskGroup(of: AuthenticationResponseJSON?.self) { group in
             group.addTask { [authenticator] in try? await authenticator.authenticate(options, autofill: true) }
             group.addTask {

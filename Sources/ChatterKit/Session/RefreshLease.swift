@@ -14,6 +14,12 @@ struct RefreshLease: Codable, Sendable, Equatable {
     /// a second); short enough that a suspended holder delays the others by little.
     static let lifetime: TimeInterval = 30
 
+    /// Whether the others wait for it at `now`: until its end, and never for one that claims more than `lifetime`
+    /// ahead (a clock set back since, or a lease no refresh could have written), which would make them wait forever.
+    func holds(at now: Date) -> Bool {
+        until > now && until <= now.addingTimeInterval(Self.lifetime)
+    }
+
     static func read(from store: any SecretStore) async -> RefreshLease? {
         guard let data = (try? await store.read(StoreKey.refreshLease)) ?? nil else { return nil }
         return try? JSONDecoder().decode(RefreshLease.self, from: data)

@@ -109,7 +109,7 @@ extension SessionManager {
     private func decide(_ used: StoredSession) async throws -> RefreshStep {
         var stored: StoredSession?
         if coordinator != nil {
-            if let lease = await RefreshLease.read(from: store), lease.owner != leaseOwner, lease.until > Date() { return .wait }
+            if let lease = await RefreshLease.read(from: store), lease.owner != leaseOwner, lease.holds(at: Date()) { return .wait }
             if !unsaved, await storedStillHolds(used) == true {
                 // Nobody wrote since `used` was read, as its unprotected stamp says: the Face ID-protected session is
                 // not read again (a prompt in the foreground, a failure in the background).

@@ -119,6 +119,20 @@ extension AppJourneyTests {
         }
     }
 
+    @Test func theKeyboardsPasskeyRequestIsMadeAgainWhenItsChallengeEnds() async throws {
+        try await LiveServer.run { @MainActor server in
+            let account = try await JourneyKitTests.passkeysOnlyAccount(server)
+            let suggestions = KeyboardSuggestions(device: account.passkey)
+            // The challenge's lifetime shortened from five minutes to a tenth of a second.
+            let flow = PasskeyFlow(client: server.client(), authenticator: suggestions, autofillLifetime: .milliseconds(100))
+            let screen = Task { await flow.signIn(autofill: true) }
+            #expect(await eventually { await suggestions.armed >= 3 }, "a fresh request (and challenge) each time one ends")
+            #expect(flow.errorMessage == nil)
+            await suggestions.pick()
+            #expect(await screen.value, "the current request's pick signs in: \(flow.errorMessage ?? "")")
+        }
+    }
+
     @Test func aPasskeySheetCancelledAtSignUpIsTriedAgainWithoutANewCode() async throws {
         try await LiveServer.run { @MainActor server in
             let client = server.client()

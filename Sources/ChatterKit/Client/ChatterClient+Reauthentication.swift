@@ -65,6 +65,16 @@ extension ChatterClient {
         }
     }
 
+    /// The launch's Sign in with Apple check names the session it covers: the session that replaces it is covered too.
+    private func carryAppleRecord(from old: String?, to new: String) async {
+        guard let old, let data = (try? await sessions.store.read(StoreKey.appleSignIn)) ?? nil,
+            var record = try? JSONDecoder().decode(AppleSignInRecord.self, from: data), record.sessionID == old
+        else { return }
+        record.sessionID = new
+        guard let updated = try? JSONEncoder().encode(record) else { return }
+        try? await sessions.store.write(updated, for: StoreKey.appleSignIn)
+    }
+
     /// A sign-in whose account must be the signed-in one: adopted in place of the current session (which then
     /// ends on the server), or, for another account, ended at once.
     private func signInAgain(_ path: String, _ body: some Encodable & Sendable, email: String? = nil) async throws {
@@ -76,6 +86,7 @@ extension ChatterClient {
         }
         await sessions.signIn(response)
         if let email, let device = response.deviceToken { try? await sessions.store.write(Data(device.utf8), for: StoreKey.device(email)) }
+        await carryAppleRecord(from: current.sessionID, to: response.sessionID)
         // The replaced session proved nothing new: it ends, so the device keeps one session, not two.
         if let old = current.sessionID, old != response.sessionID { try? await revokeSession(id: old) }
     }

@@ -145,15 +145,22 @@ public final class BiometricGate {
     /// At launch, before the stored session is read (`AuthState.run(unlockingWith:)`): locks when a session is
     /// stored, so the lock screen's one prompt evaluates the context the Keychain then reads with, instead of the
     /// read prompting first and the lock again. The session then read counts as the launch's.
+    /// Without a stamp (none stored, or a session stored by a version before stamps) nothing changes: the session the
+    /// read finds locks as `follow(_:)` always did, so an upgraded app is never left open.
     public func lockBeforeReading(hasStoredSession: Bool) {
+        guard hasStoredSession else { return }
         sawLaunchSession = true
-        appLaunched(hasSession: hasStoredSession)
+        appLaunched(hasSession: true)
     }
 
-    /// Returns once the gate is unlocked (at once when it is).
+    /// Returns once the gate is unlocked (at once when it is), or the calling task is cancelled.
     public func untilUnlocked() async {
-        while isLocked {
-            await withCheckedContinuation { waiters.append($0) }
+        while isLocked, !Task.isCancelled {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { waiters.append($0) }
+            } onCancel: {
+                Task { @MainActor [weak self] in self?.resumeWaiters() }
+            }
         }
     }
 

@@ -53,6 +53,26 @@ import Testing
         #expect(keychain.presenceChecks == checksBefore + 2)
     }
 
+    @Test func anUpgradedAppWhoseSessionHasNoStampYetIsStillLocked() async throws {
+        let clock = TestClock()
+        let keychain = KeychainStandIn()
+        let authenticator = ContextAuthenticator(keychain)
+        // A session an earlier version stored: no stamp beside it. The lock is the app's (no Face ID on the item).
+        let store = KeychainStore(service: "com.example.chatter", functions: keychain.functions)
+        let earlier = SessionManager(api: ChatterAPI(baseURL: URL(string: "https://chatter.invalid")!), store: store, now: clock.function)
+        await earlier.signIn(Self.session(at: clock.now))
+        try await store.delete(StoreKey.sessionStamp)
+
+        let sessions = SessionManager(api: ChatterAPI(baseURL: URL(string: "https://chatter.invalid")!), store: store, now: clock.function)
+        let auth = AuthState(sessions: sessions)
+        let gate = BiometricGate(authenticator: authenticator, now: clock.function)
+        let running = Task { await auth.run(unlockingWith: gate) }
+        #expect(await eventually { await auth.isSignedIn })
+        gate.follow(auth.phase)
+        #expect(gate.isLocked, "the session the read found locks, as before stamps: an upgrade never opens the app")
+        running.cancel()
+    }
+
     @Test func aLaunchWithNoStoredSessionDoesNotLock() async throws {
         let keychain = KeychainStandIn()
         let authenticator = ContextAuthenticator(keychain)

@@ -132,6 +132,28 @@ import Testing
         }
     }
 
+    @Test func signingInAgainKeepsTheLaunchsSignInWithAppleCheckOnTheNewSession() async throws {
+        try await LiveServer.run { @MainActor server in
+            _ = try await JourneyKitTests.accountWithEveryWayIn(server)
+            let store = MemoryStore()
+            let client = server.client(store: store)
+            let apple = AppleSignInFlow(client: client)
+            let nonce = apple.startRequest()
+            let token = try server.appleToken(subject: "001.ada", nonce: nonce.raw, email: Self.email)
+            #expect(await apple.complete(identityToken: token, name: nil, email: Self.email, user: "001.ada"), "\(apple.errorMessage ?? "")")
+            server.clock.advance(by: StepUp.window)
+            let flow = PasskeyFlow(client: client, authenticator: SoftwarePasskeys(device: SoftwareAuthenticator(origin: LiveServer.passkeyOrigin)))
+            let adding = Task { await flow.addPasskey() }
+            #expect(await eventually { await flow.stepUp.asking == .signInAgain })
+            flow.stepUp.password = Self.password
+            #expect(await flow.stepUp.submitPassword(), "\(flow.stepUp.errorBanner ?? "")")
+            #expect(await adding.value)
+            let now = try #require(await client.sessions.session?.sessionID)
+            let data = try #require(try await store.read(StoreKey.appleSignIn))
+            #expect(try JSONDecoder().decode(AppleSignInRecord.self, from: data).sessionID == now, "Apple's launch check covers the session that replaced it")
+        }
+    }
+
     @Test func anEmailedCodeConfirmsItIsYouOnAnAccountWithoutAPassword() async throws {
         try await LiveServer.run { @MainActor server in
             let account = try await JourneyKitTests.passkeysOnlyAccount(server)

@@ -263,17 +263,28 @@ import Testing
                 _ = try await refreshing.value
                 #expect(counter.count(NativePath.refresh) == 1)
 
+                // A lease of a process that has ended (a `chatter` command interrupted mid-refresh) is no reason to wait.
+                let ended = Process()
+                ended.executableURL = URL(fileURLWithPath: "/bin/true")
+                try ended.run()
+                ended.waitUntilExit()
+                server.clock.advance(by: 301)
+                try await RefreshLease(owner: UUID(), until: Date().addingTimeInterval(RefreshLease.lifetime), process: ended.processIdentifier).write(
+                    to: store)
+                _ = try await app.sessions.refresh()
+                #expect(counter.count(NativePath.refresh) == 2)
+
                 // A lease claiming an hour (a clock set back since) is no reason to wait either.
                 server.clock.advance(by: 301)
                 try await RefreshLease(owner: UUID(), until: Date().addingTimeInterval(3600)).write(to: store)
                 _ = try await app.sessions.refresh()
-                #expect(counter.count(NativePath.refresh) == 2)
+                #expect(counter.count(NativePath.refresh) == 3)
 
                 // A lease past its end (its process was killed) is no reason to wait.
                 server.clock.advance(by: 301)
                 try await RefreshLease(owner: UUID(), until: Date().addingTimeInterval(-1)).write(to: store)
                 _ = try await app.sessions.refresh()
-                #expect(counter.count(NativePath.refresh) == 3)
+                #expect(counter.count(NativePath.refresh) == 4)
                 #expect(await RefreshLease.read(from: store) == nil, "the app's own lease given back")
             }
         }

@@ -105,6 +105,15 @@ public final class StepUpPrompt {
         asking == .secondFactor ? CodeKeyboard.forSecondFactor(code, recovery: entersRecoveryCode) : .digits
     }
 
+    /// The button beside the code field that switches its keyboard, as the second step's does.
+    public var switchKeyboardTitle: String { codeKeyboard == .digits ? "Use a recovery code" : "Use the app's code" }
+
+    /// Switches between the app's code and a recovery code; what was typed goes.
+    public func switchKeyboard() {
+        entersRecoveryCode = codeKeyboard == .digits
+        code = ""
+    }
+
     /// Runs `action`. When chatterd asks for a fresh proof first, the prompt asks for it and waits; once given,
     /// the action runs again. Returns false when the user gave up (or the calling task ended) instead; any other
     /// failure is thrown, for the calling flow's banner.

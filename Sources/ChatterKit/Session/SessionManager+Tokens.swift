@@ -110,7 +110,7 @@ extension SessionManager {
         var stored: StoredSession?
         if coordinator != nil {
             if let lease = await RefreshLease.read(from: store), lease.owner != leaseOwner, lease.holds(at: Date()) { return .wait }
-            if !unsaved, await storedStillHolds(used) == true {
+            if !unsaved, await storedStillHolds(used) {
                 // Nobody wrote since `used` was read, as its unprotected stamp says: the Face ID-protected session is
                 // not read again (a prompt in the foreground, a failure in the background).
                 stored = used

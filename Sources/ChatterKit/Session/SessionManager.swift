@@ -235,11 +235,10 @@ public actor SessionManager {
         ((try? await store.read(StoreKey.sessionStamp)) ?? nil) != nil
     }
 
-    /// Whether storage still holds `session`, told by the stamp; nil when the stamp cannot say (none, unreadable),
+    /// Whether the stamp says storage still holds `session`; false when it cannot say (another stamp, none, unreadable),
     /// and the session itself must be read.
-    func storedStillHolds(_ session: StoredSession) async -> Bool? {
-        guard let stamp = (try? await store.read(StoreKey.sessionStamp)) ?? nil else { return nil }
-        return stamp == session.stamp ? true : nil
+    func storedStillHolds(_ session: StoredSession) async -> Bool {
+        (try? await store.read(StoreKey.sessionStamp)) == session.stamp
     }
 
     /// The session storage holds now (what another process may have stored), or nil.

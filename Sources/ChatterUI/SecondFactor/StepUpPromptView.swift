@@ -47,11 +47,8 @@
                 TextField(prompt.codeKeyboard == .digits ? "6-digit code" : "Recovery code", text: $prompt.code)
                     .codeEntry(prompt.codeKeyboard)
                     .onSubmit { Task { await prompt.submitCode() } }
-                Button(prompt.codeKeyboard == .digits ? "Use a recovery code" : "Use the app's code") {
-                    prompt.entersRecoveryCode = prompt.codeKeyboard == .digits
-                    prompt.code = ""
-                }
-                .buttonStyle(.borderless)
+                Button(prompt.switchKeyboardTitle) { prompt.switchKeyboard() }
+                    .buttonStyle(.borderless)
                 ProgressButton(title: "Confirm", isLoading: prompt.isLoading) { await prompt.submitCode() }
                     .disabled(prompt.isLoading || SecondFactorCodeKind(prompt.code) == nil)
             } footer: {

@@ -53,7 +53,7 @@ import Testing
             account.stepUp.code = Self.type(codes[0], on: account.stepUp.codeKeyboard)
             #expect(SecondFactorCodeKind(account.stepUp.code) != .recovery)
             // "Use a recovery code": the full keyboard.
-            account.stepUp.entersRecoveryCode = true
+            account.stepUp.switchKeyboard()
             #expect(account.stepUp.codeKeyboard == .lettersAndDigits)
             account.stepUp.code = Self.type(codes[0], on: account.stepUp.codeKeyboard)
             #expect(await account.stepUp.submitCode(), "\(account.stepUp.errorBanner ?? "")")

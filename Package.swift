@@ -31,7 +31,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
-        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        // Only its module map of the system's SQLite (GRDBSQLite): see Sources/ChatterStorage/SQLite/Connection.
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -94,7 +95,7 @@ let package = Package(
             name: "ChatterStorage",
             dependencies: [
                 "ChatterCore", "ChatterWire",
-                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: server),
+                .product(name: "GRDBSQLite", package: "GRDB.swift", condition: server),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
@@ -203,7 +204,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto", condition: server),
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: server),
                 .product(name: "X509", package: "swift-certificates", condition: server),
-                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: server),
+                .product(name: "GRDBSQLite", package: "GRDB.swift", condition: server),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64", condition: server),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),

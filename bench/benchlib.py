@@ -39,14 +39,19 @@ def build_chatterd(config="release", scratch=None):
     """Builds chatterd and returns the binary. Release builds are what the README deploys: the Swift runtime
     and Foundation linked in (--static-swift-stdlib), in their own scratch path so they never fight a debug
     build in .build over the same files; debug builds reuse .build (what CI already built)."""
-    scratch = scratch or (".build-static" if config == "release" else ".build")
-    cmd = ["swift", "build", "-c", config, "--product", "chatterd", "--scratch-path", scratch]
+    return swift_build("chatterd", config, scratch or (".build-static" if config == "release" else ".build"))
+
+
+def swift_build(product, config, scratch, package=ROOT):
+    """Builds `product` of the package in `package` into `scratch` and returns the binary: chatterd's build
+    flags, shared with the peers built from source (bench/peers.py), so both are built the same way."""
+    cmd = ["swift", "build", "-c", config, "--product", product, "--scratch-path", str(scratch)]
     if config == "release":
         cmd.append("--static-swift-stdlib")
     log("building:", " ".join(cmd))
-    subprocess.run(cmd, cwd=ROOT, check=True)
-    bin_dir = subprocess.run(cmd + ["--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
-    return Path(bin_dir) / "chatterd"
+    subprocess.run(cmd, cwd=package, check=True, stdout=sys.stderr)  # stdout is for the results
+    bin_dir = subprocess.run(cmd + ["--show-bin-path"], cwd=package, check=True, capture_output=True, text=True).stdout.strip()
+    return Path(bin_dir) / product
 
 
 def add_build_options(parser):

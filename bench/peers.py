@@ -6,11 +6,17 @@
   otherwise self-host), installed by this module into a folder outside the repository, seeded through its
   API like chatterd (users, a `chatts` collection that anyone may list and only a signed-in user may add
   to, 100 chatts), request logs off.
+- `hummingbird`: the framework's own floor: bench/hummingbird-peer, a Hummingbird application (the version
+  chatterd resolves, built the same way: same traits, release, static stdlib, into a folder outside the
+  repository) whose only route answers `GET /health` with chatterd's exact status, header and body, on a
+  thread per core with no log line per request. chatterd's /health is measured against it: what chatterd
+  adds to the framework on its cheapest answer (middleware, its request context, connection deadlines).
 
 Each peer offers some of chatterd's rows (`rows`): the request that does the same job on that server, so
-bench/run can run it right after chatterd's row and print the ratio. What each does that the other does
-not is in BENCHMARKS.md ("Peers")."""
+bench/run can run it right after chatterd's row and print the ratios (chatterd ÷ peer, requests/s and CPU
+per request). What each does that the other does not is in BENCHMARKS.md ("Peers")."""
 
+import http.client
 import json
 import os
 import signal
@@ -75,6 +81,9 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+    def check(self, server):
+        """Called once both are up, with chatterd's server: raises if this peer does not answer as it should."""
 
     def wait_until_up(self, path, timeout=30):
         deadline = time.monotonic() + timeout
@@ -227,4 +236,64 @@ class PocketBase(Process):
         }
 
 
-PEERS = {"nginx": Nginx, "pocketbase": PocketBase}
+class Hummingbird(Process):
+    """bench/hummingbird-peer: Hummingbird with chatterd's /health and nothing else, built from source."""
+
+    name = "hummingbird"
+    PACKAGE = b.BENCH / "hummingbird-peer"
+    # Outside the repository, like PocketBase's install: its build folder holds copies of the packages.
+    SCRATCH = CACHE / "hummingbird-peer"
+
+    def __init__(self, workdir):
+        self.port, self.log_path, self.proc = b.free_port(), Path(workdir) / "hummingbird-peer.log", None
+
+    @classmethod
+    def binary(cls):
+        """Builds the peer (release, chatterd's flags: benchlib.swift_build); quick when nothing changed."""
+        return b.swift_build("hummingbird-peer", "release", cls.SCRATCH, package=cls.PACKAGE)
+
+    def start(self):
+        binary = self.binary()
+        # chatterd sets glibc's allocator up at start (MallocTuning.swift) where the environment does not; the
+        # same settings here, through the variables glibc reads, so both allocate alike.
+        env = dict(os.environ)
+        tunables = {t.split("=", 1)[0] for t in env.get("GLIBC_TUNABLES", "").split(":")}
+        for name, tunable, value in (("MALLOC_ARENA_MAX", "glibc.malloc.arena_max", 2 * len(os.sched_getaffinity(0))),
+                                     ("MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold", 128 * 1024),
+                                     ("MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold", 128 * 1024)):
+            if tunable not in tunables:
+                env.setdefault(name, str(value))
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen([str(binary), str(self.port)], stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
+        self.wait_until_up("/health")
+        return self
+
+    def version(self):
+        """Hummingbird's version as resolved by the build (Package.resolved, git-ignored)."""
+        try:
+            pins = json.loads((self.PACKAGE / "Package.resolved").read_text())["pins"]
+            return next(p["state"].get("version") for p in pins if p["identity"] == "hummingbird")
+        except (OSError, KeyError, StopIteration, ValueError):
+            return "?"
+
+    @staticmethod
+    def health(port):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request("GET", "/health")
+            response = conn.getresponse()
+            return response.status, response.getheader("Content-Type"), response.read()
+        finally:
+            conn.close()
+
+    def check(self, server):
+        """The floor means something only while it answers what chatterd answers."""
+        mine, chatterd = self.health(self.port), self.health(server.port)
+        if mine != chatterd:
+            raise RuntimeError(f"hummingbird peer's /health {mine} differs from chatterd's {chatterd}: update bench/hummingbird-peer")
+
+    def rows(self):
+        return {"health": ("GET /health (bare Hummingbird)", [("GET", "/health", None)], (200,))}
+
+
+PEERS = {"nginx": Nginx, "pocketbase": PocketBase, "hummingbird": Hummingbird}

@@ -33,7 +33,7 @@ package struct PostgresRefreshTransaction: RefreshTransaction {
     }
 
     package func user(id: UUID) async throws -> User? {
-        try await db.rows(PostgresStore.user(id: id), logger: logger).first.map(User.init(row:))
+        try await db.rows(UserByID(id: id), logger: logger).first.map(User.init(row:))
     }
 
     package func deleteSession(id: UUID) async throws {

@@ -119,16 +119,8 @@ extension PostgresStore {
     }
 
     public func hit(_ key: String, window: Double, at now: Date) async throws -> Int {
-        let cutoff = now.addingTimeInterval(-window)
-        return try await rows(
-            """
-            INSERT INTO rate_limits AS r (key, window_start, count) VALUES (\(key), \(now), 1)
-            ON CONFLICT (key) DO UPDATE SET
-                count = CASE WHEN r.window_start <= \(cutoff) THEN 1 ELSE r.count + 1 END,
-                window_start = CASE WHEN r.window_start <= \(cutoff) THEN \(now) ELSE r.window_start END
-            RETURNING count
-            """, keepsSessionCache: true
-        ).first?.value("count") ?? 1
+        try await rows(HitRateLimit(key: key, now: now, cutoff: now.addingTimeInterval(-window)), keepsSessionCache: true).first?
+            .value("count") ?? 1
     }
 
     public func count(_ key: String, window: Double, at now: Date) async throws -> Int {
@@ -175,12 +167,7 @@ extension PostgresStore {
     }
 
     public func record(_ event: AuditEvent) async throws {
-        try await rows(
-            """
-            INSERT INTO audit_events (at, event, user_id, method, ip, user_agent, detail, actor)
-            VALUES (\(event.at), \(event.event), \(event.userID), \(event.method), \(event.client.ip), \(event.client.userAgent), \(event.detail),
-                \(event.actor?.description))
-            """, keepsSessionCache: true)
+        try await rows(RecordAuditEvent(event: event), keepsSessionCache: true)
     }
 
     public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
@@ -211,24 +198,8 @@ extension PostgresStore {
     }
 
     package static func insertChatts(_ chatts: [Chatt], into client: PostgresClient, logger: Logger) async throws {
-        var binds = PostgresBindings(capacity: chatts.count * 5)
-        var tuples: [String] = []
-        for (index, chatt) in chatts.enumerated() {
-            binds.append(chatt.id)
-            binds.append(chatt.userID)
-            binds.append(chatt.name)
-            binds.append(chatt.message)
-            binds.append(chatt.time)
-            let first = index * 5 + 1
-            tuples.append("($\(first), $\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4))")
-        }
-        // The version moves in the posts' own transaction, so a stamp read after their commit sees it. One
-        // batch at a time per instance; instances posting at once queue on its row for the batch's commit.
-        let sql =
-            "WITH added AS (INSERT INTO chatts (id, user_id, name, message, created_at) VALUES " + tuples.joined(separator: ", ")
-            + " ON CONFLICT (id) DO NOTHING RETURNING 1) UPDATE timeline_version SET n = n + 1"
         // An account deletion racing the batch may deadlock with it (see `deleteUser`): the batch is tried again.
-        try await retryingDeadlocks { try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) }
+        try await retryingDeadlocks { try await rows(InsertChatts(chatts: chatts), on: client, logger: logger) }
     }
 
     public func forEachChatt(_ body: @escaping @Sendable (Chatt) -> Void) async throws {
@@ -252,7 +223,7 @@ extension PostgresStore {
     /// `timeline_version`'s one counter, raised by the statement that posts a batch of chatts or deletes
     /// an account's (migration 3): one row, far cheaper than the answers it guards.
     public func timelineStamp() async throws -> TimelineStamp {
-        guard let row = try await rows("SELECT n FROM timeline_version", keepsSessionCache: true).first else {
+        guard let row = try await rows(TimelineVersion(), keepsSessionCache: true).first else {
             throw StoreError.corruptRow("no timeline_version row")
         }
         return TimelineStamp([try row.value("n")])

@@ -6,15 +6,8 @@ import PostgresNIO
 extension PostgresStore {
     package static let userColumns = "u.id, u.display_name, u.given_name, u.family_name, u.middle_name, u.nickname, u.name_prefix, u.name_suffix"
 
-    package static func linkedIdentity(_ key: IdentityKey) -> PostgresQuery {
-        """
-        SELECT \(unescaped: userColumns), i.issuer, i.subject, i.email, i.email_verified FROM identities i JOIN users u ON u.id = i.user_id
-        WHERE i.issuer = \(key.issuer) AND i.subject = \(key.subject)
-        """
-    }
-
     public func linkedIdentity(_ key: IdentityKey) async throws -> LinkedIdentity? {
-        try await rows(Self.linkedIdentity(key), keepsSessionCache: true).first.map(LinkedIdentity.init(row:))
+        try await rows(LinkedIdentityByKey(key: key), keepsSessionCache: true).first.map(LinkedIdentity.init(row:))
     }
 
     /// Two first sign-ins of one identity at once: the second insert of the identity fails on its key,
@@ -30,22 +23,12 @@ extension PostgresStore {
         }
     }
 
-    package static func user(id: UUID) -> PostgresQuery {
-        "SELECT \(unescaped: userColumns) FROM users u WHERE u.id = \(id)"
-    }
-
     public func user(id: UUID) async throws -> User? {
-        try await rows(Self.user(id: id), keepsSessionCache: true).first.map(User.init(row:))
+        try await rows(UserByID(id: id), keepsSessionCache: true).first.map(User.init(row:))
     }
 
     public func accountSummary(userID: UUID) async throws -> AccountSummary {
-        let rows = try await rows(
-            """
-            SELECT p.has_password, p.has_passkey, i.issuer, i.subject, i.email, i.email_verified
-            FROM (SELECT EXISTS (SELECT 1 FROM passwords WHERE user_id = \(userID)) AS has_password,
-                EXISTS (SELECT 1 FROM passkeys WHERE user_id = \(userID)) AS has_passkey) p
-            LEFT JOIN identities i ON i.user_id = \(userID) ORDER BY i.created_at
-            """, keepsSessionCache: true)
+        let rows = try await rows(AccountSummaryOf(userID: userID), keepsSessionCache: true)
         return AccountSummary(
             identities: try rows.filter { try $0.value("issuer", as: String?.self) != nil }.map(Identity.init(row:)),
             hasPassword: try rows.first?.value("has_password") ?? false, hasPasskey: try rows.first?.value("has_passkey") ?? false)
@@ -53,7 +36,7 @@ extension PostgresStore {
 
     public func deleteIdentity(_ key: IdentityKey) async throws -> UUID? {
         try await transaction { [logger] db in
-            guard let user = try await db.rows(Self.linkedIdentity(key), logger: logger).first.map(User.init(row:)) else { return nil }
+            guard let user = try await db.rows(LinkedIdentityByKey(key: key), logger: logger).first.map(User.init(row:)) else { return nil }
             // Locks the user's row, so two last identities removed at once cannot both see one left.
             try await db.query("SELECT id FROM users WHERE id = \(user.id) FOR UPDATE", logger: logger)
             try await db.query("DELETE FROM identities WHERE issuer = \(key.issuer) AND subject = \(key.subject)", logger: logger)

@@ -1,5 +1,4 @@
 import ChatterCore
-import SQLiteNIO
 
 /// An INSERT that concurrent callers share: rows submitted while a write is running go into the next
 /// multi-row statement, in the order they were submitted.

@@ -1,6 +1,5 @@
 import ChatterCore
 import Logging
-import SQLiteNIO
 import Synchronization
 
 /// Notices commits made to the database file by another process — `chatterd admin` ending a user's

@@ -1,5 +1,4 @@
 import ChatterCore
-import SQLiteNIO
 import Synchronization
 
 /// The read-only connections, taken in turn: one connection answers one query at a time, and several
@@ -13,5 +12,14 @@ package final class ReaderConnections: Sendable {
         all = connections
     }
 
-    package var next: SQLiteConnection { all[turn.add(1, ordering: .relaxed).oldValue % all.count] }
+    /// The next in turn that is idle, or the next in turn when none is: a statement runs on its caller's
+    /// thread, so one waiting for a busy connection would hold that thread.
+    package var next: SQLiteConnection {
+        let start = turn.add(1, ordering: .relaxed).oldValue
+        for offset in 0..<all.count {
+            let connection = all[(start &+ offset) % all.count]
+            if !connection.isRunning { return connection }
+        }
+        return all[start % all.count]
+    }
 }

@@ -1,7 +1,6 @@
 import ChatterCore
 import ChatterWire
 import Foundation
-import SQLiteNIO
 
 /// `AccountTransaction` on the writer connection, inside `SQLiteStore.transaction`.
 package struct SQLiteAccountTransaction: AccountTransaction {

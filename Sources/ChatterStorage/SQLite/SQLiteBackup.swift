@@ -1,7 +1,6 @@
 import ChatterCore
 import Foundation
 import Logging
-import SQLiteNIO
 
 /// An online backup of chatterd's SQLite database, safe while chatterd serves: `VACUUM INTO` copies one
 /// consistent snapshot (a read transaction in WAL mode, so writers go on) into a new file beside the
@@ -16,10 +15,11 @@ public enum SQLiteBackup {
         guard !files.fileExists(atPath: destination) else { throw BackupError("\(destination) exists already; name a new file") }
         let partial = destination + ".partial"
         try? files.removeItem(atPath: partial)
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let connection = try SQLiteConnection.open(path: path)
         do {
             _ = try await connection.query("PRAGMA busy_timeout = 5000")
-            _ = try await connection.query("VACUUM INTO ?", [.text(partial)])
+            // A copy of the whole file: on a thread of its own, never one that serves requests.
+            _ = try await connection.queryOnThreadPool("VACUUM INTO ?", [.text(partial)])
             try await connection.close()
         } catch {
             try? await connection.close()

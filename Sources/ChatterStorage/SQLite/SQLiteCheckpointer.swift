@@ -2,7 +2,6 @@ import ChatterCore
 import Logging
 import NIOCore
 import NIOPosix
-import SQLiteNIO
 
 /// Copies the WAL back into the database file from a connection and thread of its own.
 ///
@@ -39,10 +38,10 @@ package final class SQLiteCheckpointer: Sendable {
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         do {
-            let connection = try await SQLiteConnection.open(
-                storage: .file(path: path), threadPool: pool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
-            // No busy_timeout: sqlite-nio's handler retries at once, and the only wait left (readers
-            // finishing a statement) is far shorter than busy_timeout's first 1 ms sleep.
+            let connection = try SQLiteConnection.open(path: path)
+            // A RESTART checkpoint waits for readers to finish the statements they are in (microseconds,
+            // as a rule); without a busy timeout it would give up at once and leave the WAL to grow.
+            _ = try await connection.query("PRAGMA busy_timeout = 1000")
             return SQLiteCheckpointer(
                 connection: connection, pool: pool, writeLock: writeLock, restartFrames: restartFrames, interval: interval, logger: logger)
         } catch {
@@ -62,7 +61,7 @@ package final class SQLiteCheckpointer: Sendable {
             while true {
                 do { try await Task.sleep(for: interval) } catch { return }  // cancelled: the store is closing
                 do {
-                    _ = try await Self.checkpoint(connection, writeLock: writeLock, restartFrames: restartFrames)
+                    _ = try await Self.checkpoint(connection, pool: pool, writeLock: writeLock, restartFrames: restartFrames)
                 } catch is CancellationError {
                     return  // the store closed during a checkpoint: nothing failed
                 } catch {
@@ -75,28 +74,31 @@ package final class SQLiteCheckpointer: Sendable {
     /// A passive checkpoint, which blocks no one and copies what it can; then, when the WAL has grown
     /// past `restartFrames`, one that lets the next commit start the WAL over. Returns the last one's progress.
     package func checkpoint() async throws -> Progress {
-        try await Self.checkpoint(connection, writeLock: writeLock, restartFrames: restartFrames)
+        try await Self.checkpoint(connection, pool: pool, writeLock: writeLock, restartFrames: restartFrames)
     }
 
     /// Frames (4 KiB each) a RESTART checkpoint may still have to copy while it holds the write lock.
     package static let lockedFrames = 256
 
-    private static func checkpoint(_ connection: SQLiteConnection, writeLock: AsyncMutex, restartFrames: Int) async throws -> Progress {
-        var progress = try await checkpoint(connection, mode: "PASSIVE")
+    private static func checkpoint(
+        _ connection: SQLiteConnection, pool: NIOThreadPool, writeLock: AsyncMutex, restartFrames: Int
+    ) async throws -> Progress {
+        var progress = try await checkpoint(connection, pool: pool, mode: "PASSIVE")
         guard progress.walFrames >= restartFrames else { return progress }
         // Each pass copies the frames committed while the one before ran, which took less time than that
         // one, so under steady writes a few passes leave little; the bound keeps writes faster than the
         // disk from looping here forever.
         for _ in 0..<8 {
-            let next = try await checkpoint(connection, mode: "PASSIVE")
+            let next = try await checkpoint(connection, pool: pool, mode: "PASSIVE")
             defer { progress = next }
             if next.checkpointed - progress.checkpointed <= lockedFrames { break }
         }
-        return try await writeLock.withLock { try await checkpoint(connection, mode: "RESTART") }
+        return try await writeLock.withLock { try await checkpoint(connection, pool: pool, mode: "RESTART") }
     }
 
-    private static func checkpoint(_ connection: SQLiteConnection, mode: String) async throws -> Progress {
-        let row = try await connection.query("PRAGMA wal_checkpoint(\(mode))").first
+    /// On the checkpointer's own thread: a checkpoint copies pages and fsyncs.
+    private static func checkpoint(_ connection: SQLiteConnection, pool: NIOThreadPool, mode: String) async throws -> Progress {
+        let row = try await connection.queryOnThreadPool("PRAGMA wal_checkpoint(\(mode))", pool: pool).first
         return Progress(walFrames: row?.column("log")?.integer ?? 0, checkpointed: row?.column("checkpointed")?.integer ?? 0)
     }
 

@@ -1,6 +1,5 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 import Synchronization
 
 /// `RefreshTransaction` on the writer connection, inside `SQLiteStore.transaction`: the one writer is
@@ -30,7 +29,7 @@ package struct SQLiteRefreshTransaction: RefreshTransaction {
             """, [.uuid(id)]
         ).first.map { row in
             let rotatedAt = row.column("rotated_at")?.double.map(Date.init(timeIntervalSince1970:))
-            let previous = row.column("previous_refresh_hash")?.blob.map { Array($0.readableBytesView) }
+            let previous = row.column("previous_refresh_hash")?.blob
             let retiredByLatest = previous.map { constantTimeEqual($0, presented.presentedHash) } ?? false
             return try token(row, retiredAt: retiredByLatest ? rotatedAt ?? .distantPast : .distantPast, rotatedAt: rotatedAt)
         }
@@ -50,7 +49,7 @@ package struct SQLiteRefreshTransaction: RefreshTransaction {
     private func token(_ row: SQLiteRow, retiredAt: Date, rotatedAt: Date?) throws -> RetiredRefreshToken {
         RetiredRefreshToken(
             retiredAt: retiredAt, sessionID: try row.uuid("id"), userID: try row.uuid("user_id"), rotatedAt: rotatedAt,
-            retryBox: row.column("retry_box")?.blob.map { Array($0.readableBytesView) },
+            retryBox: row.column("retry_box")?.blob,
             accessExpiresAt: try row.date("access_expires_at"), absoluteExpiresAt: try row.date("absolute_expires_at"))
     }
 

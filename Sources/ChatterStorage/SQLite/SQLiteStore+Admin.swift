@@ -1,6 +1,5 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 
 extension SQLiteStore {
     /// An account's row with the emails of its identities (oldest first, one per line).

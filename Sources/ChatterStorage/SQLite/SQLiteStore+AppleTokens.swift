@@ -1,6 +1,5 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 
 // Apple's tokens say nothing about a live session, so their writes keep the session cache.
 extension SQLiteStore {
@@ -13,10 +12,12 @@ extension SQLiteStore {
             VALUES (?1, ?2, (SELECT id FROM users WHERE id = ?3), ?4, ?5)
             ON CONFLICT (subject, client_id) WHERE user_id IS NOT NULL
             DO UPDATE SET user_id = excluded.user_id, sealed_token = excluded.sealed_token, kept_at = excluded.kept_at
-            RETURNING user_id IS NOT NULL AS live
+            RETURNING user_id
             """, [.text(record.subject), .text(record.clientID), .uuid(userID), .bytes(record.sealedToken), .time(record.keptAt)],
             keepsSessionCache: true)
-        return rows.first?.column("live")?.integer == 1
+        // The test is made here, not in RETURNING: SQLite 3.40's `RETURNING user_id IS NOT NULL` answers 1
+        // for a NULL user_id inserted by this statement.
+        return rows.first?.column("user_id").map { $0 != .null } ?? false
     }
 
     public func appleTokenKeptAt(subject: String, clientID: String) async throws -> Date? {
@@ -31,7 +32,7 @@ extension SQLiteStore {
         ).map { row in
             AppleTokenRecord(
                 subject: row.column("subject")?.string ?? "", clientID: row.column("client_id")?.string ?? "", userID: nil,
-                sealedToken: Array(row.column("sealed_token")?.blob?.readableBytesView ?? []),
+                sealedToken: row.column("sealed_token")?.blob ?? [],
                 keptAt: Date(timeIntervalSince1970: row.column("kept_at")?.double ?? 0))
         }
     }

@@ -1,13 +1,12 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 
 extension SQLiteStore {
     /// Batched with concurrent posts; rows keep the order they were submitted in, and so their `seq` order.
     public func addChatt(_ chatt: Chatt) async throws {
         do {
             try await chattInserts.insert(chatt)
-        } catch let error as SQLiteError where [.constraint, .constraintForeignKeyFailed].contains(error.reason) && chatt.userID != nil {
+        } catch let error as SQLiteError where error.isConstraint && chatt.userID != nil {
             // The author's account was deleted while they posted: its foreign key is all that failed.
             throw StoreError.userGone
         }
@@ -20,8 +19,8 @@ extension SQLiteStore {
     }
 
     public func forEachChatt(_ body: @escaping @Sendable (Chatt) -> Void) async throws {
-        // sqlite-nio calls back on its thread for each row as the statement steps, and cannot be told to
-        // stop: a row that does not read as a chatt is remembered and thrown once the statement is done.
+        // Rows are handed over as the statement steps, which cannot be told to stop: a row that does not
+        // read as a chatt is remembered and thrown once the statement is done.
         let corrupt = Collected<any Error>()
         try await reader.query("SELECT id, user_id, name, message, created_at FROM chatts ORDER BY seq", []) { row in
             do { body(try Chatt(row: row)) } catch { corrupt.append(error) }

@@ -1,6 +1,5 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 
 // None of these tables says anything about a session, so their writes keep the session cache.
 extension SQLiteStore {
@@ -9,7 +8,7 @@ extension SQLiteStore {
             "SELECT code_hash, expires_at, attempts, sent_at FROM email_codes WHERE email = ? ORDER BY id", [.text(email)]
         ).map { row in
             EmailCodeRecord(
-                codeHash: Array(row.column("code_hash")?.blob?.readableBytesView ?? []), expiresAt: try row.date("expires_at"),
+                codeHash: row.column("code_hash")?.blob ?? [], expiresAt: try row.date("expires_at"),
                 guesses: row.column("attempts")?.integer ?? 0, sentAt: try row.date("sent_at"))
         }
     }
@@ -47,7 +46,7 @@ extension SQLiteStore {
         try await write(
             "UPDATE email_codes SET attempts = attempts + 1 WHERE email = ? AND expires_at > ? AND attempts < ? RETURNING code_hash",
             [.text(email), .time(now), .integer(maximumGuesses)], keepsSessionCache: true
-        ).compactMap { $0.column("code_hash")?.blob.map { Array($0.readableBytesView) } }
+        ).compactMap { $0.column("code_hash")?.blob }
     }
 
     public func consumeEmailCode(for email: String, codeHash: [UInt8]) async throws -> Bool {

@@ -1,6 +1,5 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 
 // Passkeys say nothing about a session, so their writes keep the session cache.
 extension SQLiteStore {
@@ -34,7 +33,7 @@ extension SQLiteStore {
                 "DELETE FROM passkey_challenges WHERE hash IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ", "))) RETURNING *",
                 hashes.map(SQLiteData.bytes))
         }
-        var deleted = Dictionary(rows.map { (Array($0.column("hash")?.blob?.readableBytesView ?? []), $0) }, uniquingKeysWith: { first, _ in first })
+        var deleted = Dictionary(rows.map { ($0.column("hash")?.blob ?? [], $0) }, uniquingKeysWith: { first, _ in first })
         var taken: [PasskeyChallengeTake: SQLiteRow] = [:]
         for take in batch {
             if let row = deleted.removeValue(forKey: take.hash) { taken[take] = row }
@@ -47,9 +46,9 @@ extension SQLiteStore {
             let verification = row.column("user_verification")?.string.flatMap(UserVerification.init(rawValue:))
         else { throw StoreError.corruptRow("passkey_challenges.purpose or user_verification") }
         return PasskeyChallenge(
-            hash: Array(row.column("hash")?.blob?.readableBytesView ?? []), purpose: purpose,
+            hash: row.column("hash")?.blob ?? [], purpose: purpose,
             userID: row.column("user_id")?.string == nil ? nil : try row.uuid("user_id"), email: row.column("email")?.string,
-            userHandle: row.column("user_handle")?.blob.map { Array($0.readableBytesView) }, userVerification: verification,
+            userHandle: row.column("user_handle")?.blob, userVerification: verification,
             expiresAt: try row.date("expires_at"))
     }
 
@@ -60,7 +59,7 @@ extension SQLiteStore {
                 [.uuid(userID), .bytes(candidate)])
             guard let handle = try await db.query("SELECT handle FROM passkey_user_handles WHERE user_id = ?", [.uuid(userID)]).first?.column("handle")?.blob
             else { throw StoreError.userGone }
-            return Array(handle.readableBytesView)
+            return handle
         }
     }
 
@@ -110,11 +109,11 @@ extension SQLiteStore {
             """, credentialIDs.map(SQLiteData.bytes))
         var owners: [[UInt8]: PasskeyOwner] = [:]
         for row in rows {
-            let id = Array(row.column("credential_id")?.blob?.readableBytesView ?? [])
+            let id = row.column("credential_id")?.blob ?? []
             var owner =
                 try owners[id]
                 ?? PasskeyOwner(
-                    passkey: Self.passkey(row), userHandle: Array(row.column("handle")?.blob?.readableBytesView ?? []), user: User(row: row),
+                    passkey: Self.passkey(row), userHandle: row.column("handle")?.blob ?? [], user: User(row: row),
                     account: AccountSummary(identities: [], hasPassword: row.column("has_password")?.bool == true, hasPasskey: true))
             if row.column("issuer")?.string != nil { owner.account.identities.append(try Identity(row: row)) }
             owners[id] = owner
@@ -127,7 +126,7 @@ extension SQLiteStore {
     }
 
     package static func passkey(_ row: SQLiteRow) throws -> PasskeyRecord {
-        func bytes(_ column: String) -> [UInt8] { Array(row.column(column)?.blob?.readableBytesView ?? []) }
+        func bytes(_ column: String) -> [UInt8] { row.column(column)?.blob ?? [] }
         let transports = row.column("transports")?.string ?? ""
         return PasskeyRecord(
             credentialID: bytes("credential_id"), userID: try row.uuid("user_id"), publicKey: bytes("public_key"),
@@ -158,7 +157,7 @@ extension SQLiteStore {
                     RETURNING passkeys.credential_id
                     """,
                     round.flatMap { [.bytes($0.credentialID), .integer(Int($0.signCount)), .bool($0.backedUp), .time($0.at)] })
-                let moved = Set(rows.map { Array($0.column("credential_id")?.blob?.readableBytesView ?? []) })
+                let moved = Set(rows.map { $0.column("credential_id")?.blob ?? [] })
                 for use in round { stored[use] = moved.contains(use.credentialID) }
             }
             return stored

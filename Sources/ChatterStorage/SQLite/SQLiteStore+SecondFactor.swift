@@ -1,6 +1,5 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 
 // The second factor says nothing about a live session's token, so its writes keep the session cache.
 extension SQLiteStore {
@@ -14,7 +13,7 @@ extension SQLiteStore {
             ).first
         else { return nil }
         return TOTPRecord(
-            sealedSecret: Array(row.column("sealed_secret")?.blob?.readableBytesView ?? []),
+            sealedSecret: row.column("sealed_secret")?.blob ?? [],
             confirmedAt: row.column("confirmed_at")?.double.map(Date.init(timeIntervalSince1970:)),
             lastStep: Int64(row.column("last_step")?.integer ?? 0), recoveryCodesLeft: row.column("codes")?.integer ?? 0)
     }
@@ -75,7 +74,7 @@ extension SQLiteStore {
             ).first
         else { return nil }
         return TOTPGuess(
-            sealedSecret: Array(row.column("sealed_secret")?.blob?.readableBytesView ?? []), lastStep: Int64(row.column("last_step")?.integer ?? 0),
+            sealedSecret: row.column("sealed_secret")?.blob ?? [], lastStep: Int64(row.column("last_step")?.integer ?? 0),
             guesses: row.column("guesses")?.integer ?? 0, dayGuesses: row.column("day_guesses")?.integer ?? 0)
     }
 
@@ -192,7 +191,7 @@ extension SQLiteStore {
 
     package static func secondStep(_ row: SQLiteRow) throws -> PendingSecondStep {
         PendingSecondStep(
-            hash: Array(row.column("hash")?.blob?.readableBytesView ?? []), userID: try row.uuid("user_id"), method: try row.string("method"),
+            hash: row.column("hash")?.blob ?? [], userID: try row.uuid("user_id"), method: try row.string("method"),
             email: row.column("email")?.string, expiresAt: try row.date("expires_at"), newPasswordHash: row.column("new_password_hash")?.string)
     }
 }

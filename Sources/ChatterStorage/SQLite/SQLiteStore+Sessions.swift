@@ -1,6 +1,5 @@
 import ChatterCore
 import Foundation
-import SQLiteNIO
 
 extension SQLiteStore {
     /// Batched with concurrent sign-ins (see `insertSessions`).
@@ -95,7 +94,7 @@ extension SQLiteStore {
         }
         var byHash: [[UInt8]: SQLiteRow] = [:]
         for row in rows {
-            if let hash = row.column("access_hash")?.blob { byHash[Array(hash.readableBytesView)] = row }
+            if let hash = row.column("access_hash")?.blob { byHash[hash] = row }
         }
         var found: [AccessKey: SQLiteRow] = [:]
         for key in keys {
@@ -112,7 +111,6 @@ extension SQLiteStore {
 
     public func refreshHash(sessionID: UUID) async throws -> [UInt8]? {
         try await reader.query("SELECT refresh_hash FROM sessions WHERE id = ?", [.uuid(sessionID)]).first?.column("refresh_hash")?.blob
-            .map { Array($0.readableBytesView) }
     }
 
     /// Rotations arriving together are applied together (see `rotate(_:on:lock:accounts:)`).
@@ -173,7 +171,7 @@ extension SQLiteStore {
         let byNewRefreshHash = Dictionary(batch.map { ($0.newRefreshHash, $0) }, uniquingKeysWith: { first, _ in first })
         var rotated: [Rotation: RotatedSession] = [:]
         for row in rows {
-            guard let hash = row.column("refresh_hash")?.blob, let rotation = byNewRefreshHash[Array(hash.readableBytesView)],
+            guard let hash = row.column("refresh_hash")?.blob, let rotation = byNewRefreshHash[hash],
                 let (user, account) = accounts[try row.uuid("user_id")]
             else { continue }
             rotated[rotation] = RotatedSession(

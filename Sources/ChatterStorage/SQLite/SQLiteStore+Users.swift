@@ -1,7 +1,6 @@
 import ChatterCore
 import ChatterWire
 import Foundation
-import SQLiteNIO
 
 extension SQLiteStore {
     package static let userColumns = "u.id, u.display_name, u.given_name, u.family_name, u.middle_name, u.nickname, u.name_prefix, u.name_suffix"
@@ -135,7 +134,7 @@ extension SQLiteStore {
                     [.text(IdentityKey.emailIssuer), .text(address), .uuid(userID), .text(address), .time(now)])
                 return .changed(previous: previous)
             }
-        } catch let error as SQLiteError where error.reason == .constraint {
+        } catch let error as SQLiteError where error.isConstraint {
             // The transaction holds the file's write lock from its start, so no other writer comes between the
             // read and the insert; the primary key decides all the same, should one.
             return .taken

@@ -2,7 +2,7 @@ import ChatterCore
 import Foundation
 import Logging
 import NIOCore
-import SQLiteNIO
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
@@ -83,34 +83,11 @@ public final class SQLiteStore: ChatterStore {
         path: String, checkpointInterval: Duration = .seconds(1), walRestartFrames: Int = 16_384,
         logger: Logger = Logger(label: "chatterd.sqlite")
     ) async throws -> SQLiteStore {
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        var readers: [SQLiteConnection] = []
+        // Opening creates files and migrating rewrites tables: on the thread pool, not a thread that serves.
+        let (writer, readers, tokenKey) = try await NIOThreadPool.singleton.runIfActive {
+            try openConnections(path: path, logger: logger)
+        }
         do {
-            // WAL with synchronous=NORMAL: a commit survives a crash of chatterd (the WAL is written
-            // before COMMIT returns); a power loss can drop the last transactions, except those that
-            // end sessions or change credentials, which `durable` fsyncs.
-            _ = try await writer.query("PRAGMA journal_mode = WAL")
-            // The WAL is checkpointed in the background, never inside a commit (see `SQLiteCheckpointer`).
-            // The writer is the only connection whose page cache survives other connections' commits, and
-            // every write searches the session indexes: it gets 8 MiB of cache rather than 2.
-            for pragma in [
-                "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000", "PRAGMA wal_autocheckpoint = 0",
-                "PRAGMA cache_size = -8192",
-            ] {
-                _ = try await writer.query(pragma)
-            }
-            try await migrate(writer, logger: logger)
-            let tokenKey = try await tokenKey(writer)
-            for _ in 0..<max(2, System.coreCount) {
-                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-                _ = try await reader.query("PRAGMA busy_timeout = 5000")
-                // A reader's page cache is dropped whenever another connection commits, so under writes
-                // every read starts cold: mapped, the database's pages are read in place instead of copied
-                // by a system call each. Only the readers map it (the purge's scans on the writer would map
-                // the whole file), and only what they touch is resident.
-                _ = try await reader.query("PRAGMA mmap_size = 268435456")
-                readers.append(reader)
-            }
             let writeLock = AsyncMutex()
             let checkpointer = try await SQLiteCheckpointer.start(
                 path: path, every: checkpointInterval, restartFrames: walRestartFrames, writeLock: writeLock, logger: logger)
@@ -133,19 +110,56 @@ public final class SQLiteStore: ChatterStore {
         }
     }
 
-    package static func migrate(_ db: SQLiteConnection, logger: Logger) async throws {
-        let version = try await db.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
+    private static func openConnections(path: String, logger: Logger) throws -> (SQLiteConnection, [SQLiteConnection], SessionTokenKey) {
+        let writer = try SQLiteConnection.open(path: path)
+        var readers: [SQLiteConnection] = []
+        do {
+            // WAL with synchronous=NORMAL: a commit survives a crash of chatterd (the WAL is written
+            // before COMMIT returns); a power loss can drop the last transactions, except those that
+            // end sessions or change credentials, which `durable` fsyncs.
+            try writer.queryBlocking("PRAGMA journal_mode = WAL")
+            // The WAL is checkpointed in the background, never inside a commit (see `SQLiteCheckpointer`).
+            // The writer is the only connection whose page cache survives other connections' commits, and
+            // every write searches the session indexes: it gets 8 MiB of cache rather than 2.
+            for pragma in [
+                "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000", "PRAGMA wal_autocheckpoint = 0",
+                "PRAGMA cache_size = -8192",
+            ] {
+                try writer.queryBlocking(pragma)
+            }
+            try migrate(writer, logger: logger)
+            let tokenKey = try tokenKey(writer)
+            for _ in 0..<max(2, System.coreCount) {
+                let reader = try SQLiteConnection.open(path: path)
+                readers.append(reader)
+                try reader.queryBlocking("PRAGMA busy_timeout = 5000")
+                // A reader's page cache is dropped whenever another connection commits, so under writes
+                // every read starts cold: mapped, the database's pages are read in place instead of copied
+                // by a system call each. Only the readers map it (the purge's scans on the writer would map
+                // the whole file), and only what they touch is resident.
+                try reader.queryBlocking("PRAGMA mmap_size = 268435456")
+            }
+            return (writer, readers, tokenKey)
+        } catch {
+            for reader in readers { try? reader.closeBlocking() }
+            try? writer.closeBlocking()
+            throw error
+        }
+    }
+
+    package static func migrate(_ db: SQLiteConnection, logger: Logger) throws {
+        let version = try db.queryBlocking("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
         let supported = SQLiteMigrations.all.count
         guard version <= supported else { throw StoreError.newerSchema(found: version, supported: supported) }
         for (index, statements) in SQLiteMigrations.all.enumerated() where index >= version {
-            _ = try await db.query("BEGIN IMMEDIATE")
+            try db.queryBlocking("BEGIN IMMEDIATE")
             do {
-                for sql in statements { _ = try await db.query(sql) }
-                _ = try await db.query("PRAGMA user_version = \(index + 1)")
-                _ = try await db.query("COMMIT")
+                for sql in statements { try db.queryBlocking(sql) }
+                try db.queryBlocking("PRAGMA user_version = \(index + 1)")
+                try db.queryBlocking("COMMIT")
                 logger.info("applied schema migration", metadata: ["version": "\(index + 1)"])
             } catch {
-                _ = try? await db.query("ROLLBACK")
+                _ = try? db.queryBlocking("ROLLBACK")
                 throw error
             }
         }
@@ -153,16 +167,16 @@ public final class SQLiteStore: ChatterStore {
 
     /// Made on the first start after migration 4: a new key, and for sessions already stored (issued
     /// untagged by an older chatterd) the time the last of them expires.
-    package static func tokenKey(_ db: SQLiteConnection) async throws -> SessionTokenKey {
-        _ = try await db.query(
+    package static func tokenKey(_ db: SQLiteConnection) throws -> SessionTokenKey {
+        try db.queryBlocking(
             """
             INSERT INTO session_token_key (id, key, untagged_until)
             SELECT 1, ?, coalesce((SELECT max(absolute_expires_at) FROM sessions), 0) WHERE NOT EXISTS (SELECT 1 FROM session_token_key)
             """, [.bytes(SessionTokenKey.newKey())])
-        guard let row = try await db.query("SELECT key, untagged_until FROM session_token_key").first,
+        guard let row = try db.queryBlocking("SELECT key, untagged_until FROM session_token_key").first,
             let key = row.column("key")?.blob
         else { throw StoreError.corruptRow("no session token key") }
-        return SessionTokenKey(key: Array(key.readableBytesView), untaggedUntil: try row.date("untagged_until"))
+        return SessionTokenKey(key: key, untaggedUntil: try row.date("untagged_until"))
     }
 
     public func close() async throws {
@@ -224,7 +238,7 @@ public final class SQLiteStore: ChatterStore {
 extension SQLiteData {
     package static func uuid(_ id: UUID) -> SQLiteData { .text(id.text) }
     package static func time(_ date: Date) -> SQLiteData { .float(date.timeIntervalSince1970) }
-    package static func bytes(_ bytes: [UInt8]) -> SQLiteData { .blob(ByteBuffer(bytes: bytes)) }
+    package static func bytes(_ bytes: [UInt8]) -> SQLiteData { .blob(bytes) }
     package static func bool(_ value: Bool) -> SQLiteData { .integer(value ? 1 : 0) }
 }
 

@@ -2,7 +2,6 @@ import ChatterTestSupport
 import ChatterWire
 import Foundation
 import Hummingbird
-import SQLiteNIO
 import Testing
 
 @testable import ChatterCore
@@ -98,10 +97,10 @@ import Testing
     @Test func onlyTheHashOfAChatterIDIsStored() async throws {
         try await Harness.run { h async throws in
             let session = try await h.signIn()
-            let raw = try await SQLiteConnection.open(storage: .file(path: h.databasePath))
+            let raw = try SQLiteConnection.open(path: h.databasePath)
             let rows = try? await raw.query("SELECT access_hash FROM sessions")
             try await raw.close()
-            let stored = try #require(rows?.first?.column("access_hash")?.blob).readableBytesView
+            let stored = try #require(rows?.first?.column("access_hash")?.blob)
             #expect(Array(stored) == SessionToken.hash(session.chatterID))
             #expect(!Array(stored).elementsEqual(Array(session.chatterID.utf8)))
         }

@@ -2,7 +2,6 @@ import ChatterTestSupport
 import ChatterWire
 import Foundation
 import Hummingbird
-import SQLiteNIO
 import Testing
 
 @testable import ChatterCore
@@ -148,7 +147,7 @@ import Testing
     @Test func theMigrationMergesUsersSplitByIssuerSpelling() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/old.sqlite"
-            let db = try await SQLiteConnection.open(storage: .file(path: path))
+            let db = try SQLiteConnection.open(path: path)
             _ = try await db.query("PRAGMA foreign_keys = ON")
             for sql in SQLiteMigrations.all[0] { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 1")

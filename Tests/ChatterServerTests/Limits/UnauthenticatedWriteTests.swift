@@ -2,7 +2,6 @@ import ChatterTestSupport
 import ChatterWire
 import Foundation
 import HTTPTypes
-import SQLiteNIO
 import Testing
 
 @testable import ChatterCore
@@ -18,7 +17,7 @@ import Testing
 
     /// Rows in every table of the SQLite file, read beside the running server.
     static func rows(_ path: String) async throws -> [String: Int] {
-        let db = try await SQLiteConnection.open(storage: .file(path: path))
+        let db = try SQLiteConnection.open(path: path)
         defer { Task { try? await db.close() } }
         var counts: [String: Int] = [:]
         let tables = try await db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").compactMap {

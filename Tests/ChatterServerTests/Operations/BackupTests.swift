@@ -1,7 +1,6 @@
 import ChatterTestSupport
 import Foundation
 import Logging
-import SQLiteNIO
 import Synchronization
 import Testing
 
@@ -54,7 +53,7 @@ import Testing
                 #expect(total > before.count, "and went on during and after it (\(total) in all)")
                 #expect(bytes > 0)
 
-                let backup = try await SQLiteConnection.open(storage: .file(path: copy), logger: logger)
+                let backup = try SQLiteConnection.open(path: copy)
                 let integrity = try await backup.query("PRAGMA integrity_check").first?.column("integrity_check")?.string
                 let ids = Set(try await backup.query("SELECT id FROM chatts").compactMap { $0.column("id")?.string.flatMap(UUID.init(text:)) })
                 let version = try await backup.query("PRAGMA user_version").first?.column("user_version")?.integer

@@ -1,7 +1,6 @@
 import ChatterTestSupport
 import ChatterWire
 import Foundation
-import SQLiteNIO
 import Testing
 
 @testable import ChatterCore
@@ -216,7 +215,7 @@ import Testing
     @Test func sessionsFromBeforeTaggingWorkUntilTheLastExpires() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/old.sqlite"
-            let db = try await SQLiteConnection.open(storage: .file(path: path))
+            let db = try SQLiteConnection.open(path: path)
             for sql in SQLiteMigrations.all[0..<3].joined() { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 3")
             let userID = UUID()

@@ -1,6 +1,5 @@
 import ChatterTestSupport
 import Foundation
-import SQLiteNIO
 import Testing
 
 @testable import ChatterCore
@@ -89,7 +88,7 @@ import Testing
             let path = dir + "/chatterd.sqlite"
             try await SQLiteStore.open(path: path).close()
             try await SQLiteStore.open(path: path).close()  // re-running the migrations is a no-op
-            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            let raw = try SQLiteConnection.open(path: path)
             #expect(try await raw.query("PRAGMA journal_mode").first?.column("journal_mode")?.string == "wal")
             #expect(try await raw.query("PRAGMA user_version").first?.column("user_version")?.integer == SQLiteMigrations.all.count)
             try await raw.close()
@@ -101,7 +100,7 @@ import Testing
     @Test func sessionsFromBeforeTheRotationTriggerStillCatchReuse() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/old.sqlite"
-            let db = try await SQLiteConnection.open(storage: .file(path: path))
+            let db = try SQLiteConnection.open(path: path)
             for sql in SQLiteMigrations.all[0] + SQLiteMigrations.all[1] { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 2")
             let userID = UUID()
@@ -144,7 +143,7 @@ import Testing
     @Test func tokensRetiredBeforeMigration5StillCatchReuse() async throws {
         try await withTemporaryDirectory { dir in
             let path = dir + "/old.sqlite"
-            let db = try await SQLiteConnection.open(storage: .file(path: path))
+            let db = try SQLiteConnection.open(path: path)
             for sql in SQLiteMigrations.all[0..<4].joined() { _ = try await db.query(sql) }
             _ = try await db.query("PRAGMA user_version = 4")
             let userID = UUID()
@@ -207,7 +206,7 @@ import Testing
                 sessionIDs.append(session.id)
             }
             #expect(try await store.revokeSession(id: sessionIDs[0], userID: user.id))
-            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            let raw = try SQLiteConnection.open(path: path)
             func retiredCount() async throws -> Int? {
                 try await raw.query("SELECT count(*) AS n FROM retired_refresh_tokens").first?.column("n")?.integer
             }
@@ -238,7 +237,7 @@ import Testing
             let store = try await SQLiteStore.open(path: path)
             let chatts = (0..<3).map { Chatt(name: "Ada", message: "m\($0)", time: now.addingTimeInterval(Double($0)), userID: nil) }
             for chatt in chatts { try await store.addChatt(chatt) }
-            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            let raw = try SQLiteConnection.open(path: path)
             _ = try await raw.query("UPDATE chatts SET id = 'not-a-uuid' WHERE id = ?", [.text(chatts[1].id.text)])
             try await raw.close()
 
@@ -254,7 +253,7 @@ import Testing
         try await withTemporaryDirectory { dir in
             let path = dir + "/chatterd.sqlite"
             try await SQLiteStore.open(path: path).close()
-            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            let raw = try SQLiteConnection.open(path: path)
             _ = try await raw.query("PRAGMA user_version = 99")
             try await raw.close()
             await #expect(throws: StoreError.newerSchema(found: 99, supported: SQLiteMigrations.all.count)) {

@@ -2,7 +2,6 @@ import ChatterWire
 import Crypto
 import Foundation
 import NIOPosix
-import SQLiteNIO
 import Synchronization
 import Testing
 
@@ -115,20 +114,20 @@ import Testing
     @Test func aCodeIsStoredOnlyAsAKeyedHashBoundToItsAddress() async throws {
         try await Harness.run { h async throws in
             let code = try await h.requestCode("ada@example.com")
-            let db = try await SQLiteConnection.open(storage: .file(path: h.databasePath))
+            let db = try SQLiteConnection.open(path: h.databasePath)
             let rows = try await db.query("SELECT * FROM email_codes")
             try await db.close()
             try #require(rows.count == 1)
-            let stored = Array(rows[0].column("code_hash")?.blob?.readableBytesView ?? [])
+            let stored = rows[0].column("code_hash")?.blob ?? []
             #expect(stored.count == 32)
             #expect(stored != Array(SHA256.hash(data: Array("ada@example.com\n\(code)".utf8))), "trying all 10^6 unkeyed finds nothing")
             let one = try SecretBox(key: [UInt8](repeating: 1, count: 32)).emailCodes
             let two = try SecretBox(key: [UInt8](repeating: 2, count: 32)).emailCodes
             #expect(one.hash(code, email: "ada@example.com") != two.hash(code, email: "ada@example.com"), "the key decides the hash")
             #expect(one.hash(code, email: "ada@example.com") == one.hash(code, email: "ada@example.com"))
-            for column in rows[0].columns {
-                let text = column.data.string ?? column.data.blob.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? ""
-                #expect(!text.contains(code), "\(column.name) holds the code as sent")
+            for (name, value) in zip(rows[0].columns.names, rows[0].values) {
+                let text = value.string ?? value.blob.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                #expect(!text.contains(code), "\(name) holds the code as sent")
             }
             _ = try await h.requestCode("bob@example.com")
             let crossed = try await h.post(NativePath.emailVerify, EmailVerifyRequest(email: "bob@example.com", code: code))

@@ -1,7 +1,6 @@
 import ChatterWire
 import Foundation
 import Hummingbird
-import SQLiteNIO
 import Testing
 
 @testable import ChatterCore
@@ -202,7 +201,7 @@ import Testing
 /// Row counts of every table, read straight from the file.
 enum SQLiteRowCounter {
     static func counts(path: String) async throws -> [String: Int] {
-        let db = try await SQLiteConnection.open(storage: .file(path: path))
+        let db = try SQLiteConnection.open(path: path)
         var result: [String: Int] = [:]
         do {
             let tables = try await db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")

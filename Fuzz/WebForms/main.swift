@@ -6,8 +6,8 @@
 // Input: one byte that chooses the form and action (modulo the number of actions) and whether this
 // browser's CSRF token is appended (high bit) and for that action or the next one (bit 6), then the body.
 // The same bytes also go into a page template (the selector picks which) as every value (`HTMLText`'s rule): the
-// rendered page has exactly the markup characters the template has with a plain value, so no value adds an
-// element or an attribute.
+// rendered page (`PageTemplate`) has exactly the markup characters the template has with a plain value, so no
+// value adds an element or an attribute, and it is byte for byte swift-mustache's rendering of the same template.
 
 import ChatterWire
 import Foundation
@@ -105,7 +105,12 @@ func markup(_ html: String) -> [Unicode.Scalar: Int] {
     html.unicodeScalars.reduce(into: [:]) { counts, scalar in if "<>\"'".unicodeScalars.contains(scalar) { counts[scalar, default: 0] += 1 } }
 }
 
-let plain = [false, true].map { inverted in templates.map { markup(library.render(Everything(value: "x", isNull: inverted), withTemplate: $0) ?? "") } }
+/// A page as chatterd renders it (`PageTemplate`).
+func render(_ value: Everything, _ template: String) -> String {
+    pages.templates[template]?.render(value) ?? ""
+}
+
+let plain = [false, true].map { inverted in templates.map { markup(render(Everything(value: "x", isNull: inverted), $0)) } }
 
 /// The text a `LIKE … ESCAPE '\'` pattern made by `AdminSearch` matches; nil when it holds an unescaped
 /// wildcard between its enclosing `%`s, which would let a search match more than its text.
@@ -143,8 +148,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let value = String(decoding: input, as: UTF8.self)
     let index = Int(selector) % templates.count
     let inverted = selector & 0x40 != 0
-    let rendered = library.render(Everything(value: value, isNull: inverted), withTemplate: templates[index]) ?? ""
+    let rendered = render(Everything(value: value, isNull: inverted), templates[index])
     invariant(markup(rendered) == plain[inverted ? 1 : 0][index], "\(templates[index]) rendered \(value.debugDescription) with markup of its own")
+    // The compiled template and swift-mustache, which rendered the pages before it, agree byte for byte.
+    let reference = library.render(Everything(value: value, isNull: inverted), withTemplate: templates[index]) ?? ""
+    invariant(rendered == reference, "\(templates[index]) rendered \(value.debugDescription) otherwise than swift-mustache")
 
     if let pending = AuthPages.Pending(cookie: String(decoding: input, as: UTF8.self)) {
         invariant(EmailAddress.normalize(pending.email) == pending.email, "a pending address \(pending.email.debugDescription) is not normalized")

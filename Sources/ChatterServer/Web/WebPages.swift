@@ -11,6 +11,10 @@ import Mustache
 /// carries: a content security policy without inline script, no framing unless the operator allows an
 /// app's origin, a same-origin referrer, and no caching of pages that show one person's data.
 struct WebPages: Sendable {
+    /// Every template, compiled once (`PageTemplate`).
+    let templates: [String: PageTemplate]
+    /// The same templates in swift-mustache, which rendered the pages before `PageTemplate`: debug builds
+    /// render every page with both and compare the bytes.
     let library: MustacheLibrary
     /// Every template the bundle holds, by the name pages render it with.
     let templateNames: [String]
@@ -31,7 +35,9 @@ struct WebPages: Sendable {
     let googleHeaders: HTTPFields
 
     init(policy: WebPolicy) {
-        (library, assets, templateNames, fragmentNames) = (Self.bundled.library, Self.bundled.assets, Self.bundled.names, Self.bundled.fragments)
+        (templates, library, assets, templateNames, fragmentNames) = (
+            Self.bundled.templates, Self.bundled.library, Self.bundled.assets, Self.bundled.names, Self.bundled.fragments
+        )
         self.policy = policy
         plainHeaders = Self.headers(policy, google: false)
         googleHeaders = Self.headers(policy, google: true)
@@ -39,41 +45,53 @@ struct WebPages: Sendable {
 
     /// Read once per process. A file missing from the bundle is a packaging mistake: its pages answer 500
     /// and the web tests fail.
-    private static let bundled: (library: MustacheLibrary, assets: [String: StaticAsset], names: [String], fragments: Set<String>) = {
-        MustacheContentTypes.register(HTMLText(), named: HTMLText.pragmaName)
-        var library = MustacheLibrary()
-        var assets: [String: StaticAsset] = [:]
-        var names: [String] = []
-        var fragments: Set<String> = []
-        guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return (library, assets, names, fragments) }
-        let templates = root.appendingPathComponent("templates")
-        // fail-closed: templates that cannot be listed are none: every page answers 500
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? [] where name.hasSuffix(".mustache") {
-            // fail-closed: a template that cannot be read is skipped: its page answers 500
-            guard let text = try? String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8) else { continue }
-            // Every template escapes through `HTMLText`: the pragma goes first, so none can forget it.
-            let template = String(name.dropLast(".mustache".count))
-            // fail-closed: a template that does not register is skipped, never served without the escaping pragma: it answers 500
-            guard (try? library.register(HTMLText.pragma + text, named: template)) != nil else { continue }
-            names.append(template)
-            if template != "layout", !text.hasPrefix("{{<layout}}") { fragments.insert(template) }
-        }
-        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"]
-        let statics = root.appendingPathComponent("static")
-        // fail-closed: static files that cannot be listed are none: each answers 404
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: statics.path)) ?? [] {
-            // fail-closed: a static file that cannot be read is skipped: it answers 404
-            guard let type = types[(name as NSString).pathExtension], let data = try? Data(contentsOf: statics.appendingPathComponent(name)) else { continue }
-            let digest = Hex.encode(SHA256.hash(data: data).prefix(6))
-            assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)
-        }
-        return (library, assets, names.sorted(), fragments)
-    }()
+    private static let bundled:
+        (
+            templates: [String: PageTemplate], library: MustacheLibrary, assets: [String: StaticAsset], names: [String], fragments: Set<String>
+        ) = {
+            MustacheContentTypes.register(HTMLText(), named: HTMLText.pragmaName)
+            var library = MustacheLibrary()
+            var sources: [String: String] = [:]
+            var assets: [String: StaticAsset] = [:]
+            var names: [String] = []
+            var fragments: Set<String> = []
+            guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return ([:], library, assets, names, fragments) }
+            let templates = root.appendingPathComponent("templates")
+            // fail-closed: templates that cannot be listed are none: every page answers 500
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? [] where name.hasSuffix(".mustache") {
+                // fail-closed: a template that cannot be read is skipped: its page answers 500
+                guard let text = try? String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8) else { continue }
+                // Every template escapes through `HTMLText`: the pragma goes first, so none can forget it.
+                let template = String(name.dropLast(".mustache".count))
+                // fail-closed: a template that does not register is skipped, never served without the escaping pragma: it answers 500
+                guard (try? library.register(HTMLText.pragma + text, named: template)) != nil else { continue }
+                sources[template] = HTMLText.pragma + text
+                if template != "layout", !text.hasPrefix("{{<layout}}") { fragments.insert(template) }
+            }
+            let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"]
+            let statics = root.appendingPathComponent("static")
+            // fail-closed: static files that cannot be listed are none: each answers 404
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: statics.path)) ?? [] {
+                // fail-closed: a static file that cannot be read is skipped: it answers 404
+                guard let type = types[(name as NSString).pathExtension], let data = try? Data(contentsOf: statics.appendingPathComponent(name)) else {
+                    continue
+                }
+                let digest = Hex.encode(SHA256.hash(data: data).prefix(6))
+                assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)
+            }
+            // fail-closed: a template the compiler refuses is left out: its page answers 500
+            let compiled = PageTemplate.compile(sources).templates
+            names = compiled.keys.sorted()
+            return (compiled, library, assets, names, fragments)
+        }()
 
     /// Part of a page rendered on its own through `template`, with the same escaping, for a `PageSlot`.
     func fragment(_ template: String, _ value: some TemplateFields) -> String {
         assert(TemplateFieldsCheck.problems(in: value, path: template).isEmpty, "\(TemplateFieldsCheck.problems(in: value, path: template))")
-        return library.render(value, withTemplate: template) ?? ""
+        guard let compiled = templates[template] else { return "" }
+        let html = compiled.render(value)
+        assert(html == library.render(value, withTemplate: template), "\(template) renders otherwise than swift-mustache did")
+        return html
     }
 
     /// The URL of a static file, versioned by its content.
@@ -89,11 +107,13 @@ struct WebPages: Sendable {
     ) -> Response {
         // Debug builds (every test) check that the page hands the template each of its values (`TemplateFields`).
         assert(TemplateFieldsCheck.problems(in: page, path: template).isEmpty, "\(TemplateFieldsCheck.problems(in: page, path: template))")
-        guard let html = library.render(page, withTemplate: template) else {
+        guard let html = templates[template]?.render(page) else {
             return Response(
                 status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "chatterd: the page template is missing")))
         }
+        // Debug builds (every test) compare the page with swift-mustache's rendering of it, byte for byte.
+        assert(html == library.render(page, withTemplate: template), "\(template) renders otherwise than swift-mustache did")
         let body = slot?.body(filling: html) ?? ByteBuffer(string: html)
         var response = Response(status: status, headers: google ? googleHeaders : plainHeaders, body: .init(byteBuffer: body))
         if let visitor, visitor.isNewBrowser { response.headers.append(HTTPField(name: .setCookie, value: visitor.browserCookie)) }

@@ -93,14 +93,14 @@ import Testing
         #expect(pages.fragmentNames == ["chatts"])
         for name in pages.templateNames where name != "layout" {
             for inverted in [false, true] {
-                let plain = Self.markup(try #require(pages.library.render(Everything(value: "x", isNull: inverted), withTemplate: name)))
+                let plain = Self.markup(try #require(pages.templates[name]?.render(Everything(value: "x", isNull: inverted))))
                 if pages.fragmentNames.contains(name) {
                     #expect(inverted || plain["<", default: 0] > 3, "\(name), a part of a page, has markup of its own")
                 } else {
                     #expect(plain["<", default: 0] > 20, "\(name) renders inside the layout")
                 }
                 for value in Self.adversarial {
-                    let html = try #require(pages.library.render(Everything(value: value, isNull: inverted), withTemplate: name))
+                    let html = try #require(pages.templates[name]?.render(Everything(value: value, isNull: inverted)))
                     #expect(Self.markup(html) == plain, "\(name) (inverted: \(inverted)) with \(value.prefix(40).debugDescription)")
                 }
             }
@@ -152,7 +152,7 @@ import Testing
         for name in pages.templateNames where name != "layout" {
             for inverted in [false, true] {
                 for value in ["x"] + Self.adversarial {
-                    documents.append(try #require(pages.library.render(Everything(value: value, isNull: inverted), withTemplate: name)))
+                    documents.append(try #require(pages.templates[name]?.render(Everything(value: value, isNull: inverted))))
                     labels.append("\(name) \(inverted ? "inverted" : "direct") with \(value.prefix(40).debugDescription)")
                 }
             }

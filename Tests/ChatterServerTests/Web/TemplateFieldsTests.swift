@@ -81,7 +81,7 @@ import Testing
         let page = TimelinePages.Page(
             frame: pages.frame("Timeline", visitor, notice: "A notice"), hasChatts: true, older: "OLDER-ID", paged: true, draft: "", postKey: "KEY")
         #expect(TemplateFieldsCheck.problems(in: page, path: "timeline").isEmpty)
-        let text = try #require(pages.library.render(page, withTemplate: "timeline"))
+        let text = try #require(pages.templates["timeline"]?.render(page))
         #expect(text.components(separatedBy: "<!--chatts-->").count == 2, "one slot, inside the list")
         #expect(text.contains("<ol class=\"chatts\">\n<!--chatts-->\n</ol>"))
         #expect(text.contains("<title>Timeline · Chatter</title>") && text.contains("A notice"))

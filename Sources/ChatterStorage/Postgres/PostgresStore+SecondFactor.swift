@@ -20,7 +20,7 @@ extension PostgresStore {
     }
 
     public func hasSecondFactor(userID: UUID) async throws -> Bool {
-        try await !rows("SELECT 1 FROM totp_authenticators WHERE user_id = \(userID) AND confirmed_at IS NOT NULL", keepsSessionCache: true).isEmpty
+        try await !rows(HasSecondFactor(userID: userID), keepsSessionCache: true).isEmpty
     }
 
     public func storePendingTOTP(userID: UUID, sealedSecret: [UInt8], at now: Date) async throws -> Bool {
@@ -63,15 +63,7 @@ extension PostgresStore {
         let dayStart = now.addingTimeInterval(-86_400)
         guard
             let row = try await rows(
-                """
-                UPDATE totp_authenticators SET
-                    guesses = CASE WHEN guess_window_start > \(windowStart) THEN guesses + 1 ELSE 1 END,
-                    guess_window_start = CASE WHEN guess_window_start > \(windowStart) THEN guess_window_start ELSE \(now) END,
-                    day_guesses = CASE WHEN day_window_start > \(dayStart) THEN day_guesses + 1 ELSE 1 END,
-                    day_window_start = CASE WHEN day_window_start > \(dayStart) THEN day_window_start ELSE \(now) END
-                WHERE user_id = \(userID) AND (confirmed_at IS NOT NULL) = \(confirmed)
-                RETURNING sealed_secret, last_step, guesses, day_guesses
-                """, keepsSessionCache: true
+                TakeTOTPGuess(windowStart: windowStart, dayStart: dayStart, now: now, userID: userID, confirmed: confirmed), keepsSessionCache: true
             ).first
         else { return nil }
         return TOTPGuess(
@@ -89,15 +81,7 @@ extension PostgresStore {
     }
 
     public func useTOTPStep(userID: UUID, step: Int64, completing hash: [UInt8], at now: Date) async throws -> (used: Bool, taken: PendingSecondStep?) {
-        let rows = try await rows(
-            """
-            WITH used AS (
-                    UPDATE totp_authenticators SET last_step = \(step), guesses = GREATEST(guesses - 1, 0), day_guesses = GREATEST(day_guesses - 1, 0)
-                    WHERE user_id = \(userID) AND confirmed_at IS NOT NULL AND last_step < \(step) RETURNING user_id
-                ),
-                taken AS (DELETE FROM second_steps WHERE hash = \(hash.bytea) AND user_id IN (SELECT user_id FROM used) RETURNING *)
-            SELECT (SELECT count(*) FROM used) AS used, taken.* FROM (SELECT 1) one LEFT JOIN taken ON true
-            """, keepsSessionCache: true)
+        let rows = try await rows(UseTOTPStepCompleting(step: step, userID: userID, hash: hash), keepsSessionCache: true)
         guard let row = rows.first, try row.value("used", as: Int64.self) == 1 else { return (false, nil) }
         guard try row.optionalBytes("hash") != nil else { return (true, nil) }
         let taken = try Self.secondStep(row)
@@ -164,7 +148,7 @@ extension PostgresStore {
     }
 
     public func secondStep(hash: [UInt8], at now: Date) async throws -> PendingSecondStep? {
-        try await rows("SELECT * FROM second_steps WHERE hash = \(hash.bytea) AND expires_at > \(now)", keepsSessionCache: true).first.map(Self.secondStep)
+        try await rows(WaitingSecondStep(hash: hash, now: now), keepsSessionCache: true).first.map(Self.secondStep)
     }
 
     public func takeSecondStep(hash: [UInt8], at now: Date) async throws -> PendingSecondStep? {

@@ -1,6 +1,6 @@
-"""Shared helpers for bench/run, bench/crash and bench/soak: building and running chatterd, a local
-stand-in for Google's key endpoint with ID tokens signed by it, a small HTTP client, RSS sampling and
-wrk. Every SQL statement lives in seed.py, not here."""
+"""Shared helpers for bench/run, bench/crash and bench/soak: building and running chatterd, local
+stand-ins for Google's and Apple's key endpoints with ID tokens signed by them, a small HTTP client, RSS
+sampling and wrk. Every SQL statement lives in seed.py, not here."""
 
 import base64
 import http.client
@@ -25,8 +25,11 @@ BENCH = ROOT / "bench"
 RESULTS = BENCH / "results"
 WRK_SCRIPT = BENCH / "wrk" / "rotate.lua"
 CHALLENGES_SCRIPT = BENCH / "wrk" / "challenges.lua"
+CODES_SCRIPT = BENCH / "wrk" / "codes.lua"
 CLIENT_ID = "1234-bench.apps.googleusercontent.com"
 GOOGLE_ISSUER = "https://accounts.google.com"
+APPLE_CLIENT_ID = "edu.bench.chatter"  # the app's bundle ID: Apple's tokens name it as their audience
+APPLE_ISSUER = "https://appleid.apple.com"
 
 
 def log(*parts):
@@ -297,6 +300,35 @@ def passkey_challenges(port, path, seconds, threads=2, connections=64):
     return challenges
 
 
+def email_codes(port, outbox, first, seconds, threads=2, connections=64):
+    """Sign-in codes from chatterd for `seconds` (wrk with codes.lua): one per address, for
+    bench-code-N@example.com from N = `first` up, each asked for from a client address of its own in
+    X-Forwarded-For (chatterd must trust 127.0.0.1 as a proxy). Read from the messages chatterd's
+    development transport (`--mail log`, the default) wrote to `outbox`, which are removed. Returns
+    {address: code}."""
+    cmd = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(seconds))}s", "-s", str(CODES_SCRIPT),
+           f"http://127.0.0.1:{port}"]
+    env = dict(os.environ, BENCH_CODE_FIRST=str(first), BENCH_THREADS=str(threads))
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"wrk (email codes) failed ({out.returncode}): {out.stderr[-2000:]}")
+    to, code = re.compile(r"^To: .*?<?(bench-code-\d+@example\.com)>?\r?$", re.M), re.compile(r"sign-in code is (\d{6})")
+    codes = {}
+    for entry in os.scandir(outbox):
+        if not entry.name.endswith(".eml"):
+            continue
+        text = Path(entry.path).read_text(errors="replace")
+        address, digits = to.search(text), code.search(text)
+        if address and digits:
+            codes[address.group(1)] = digits.group(1)
+            os.unlink(entry.path)
+    statuses = re.search(r"^BENCH_CODES (.*)$", out.stdout, re.M)
+    refused = {k: v for k, v in json.loads(statuses.group(1)).items() if k != "202"} if statuses else {}
+    if refused:
+        log(f"email codes: answers other than 202: {refused}")
+    return codes
+
+
 def native_sign_in(client, token):
     """POST /v1/auth/google; returns the session (accessToken, refreshToken, ...)."""
     return expect_ok(client.post("/v1/auth/google", {"clientID": CLIENT_ID, "idToken": token}), "google sign-in")
@@ -386,7 +418,8 @@ def random_chatter_id():
 
 
 class Issuer:
-    """An RSA key standing in for Google: serves its JWKS on loopback and signs RS256 ID tokens."""
+    """An RSA key standing in for Google: serves its JWKS on loopback and signs RS256 ID tokens
+    (`AppleIssuer` stands in for Apple the same way)."""
 
     def __init__(self, kid="bench-key-1"):
         from cryptography.hazmat.primitives.asymmetric import rsa  # imported here: only needed with tokens
@@ -421,18 +454,48 @@ class Issuer:
         return f"http://127.0.0.1:{self.server.server_address[1]}/certs"
 
     def token(self, subject, name="Bench User", lifetime=3600):
+        now = int(time.time())
+        return self.sign({"iss": GOOGLE_ISSUER, "aud": CLIENT_ID, "azp": CLIENT_ID, "sub": str(subject), "iat": now,
+                          "exp": now + lifetime, "email": f"{subject}@example.com", "email_verified": True, "name": name})
+
+    def sign(self, claims):
+        """`claims` as an RS256 JWT under this key (its kid in the header)."""
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.asymmetric import padding
-        now = int(time.time())
         header = {"alg": "RS256", "typ": "JWT", "kid": self.kid}
-        claims = {"iss": GOOGLE_ISSUER, "aud": CLIENT_ID, "azp": CLIENT_ID, "sub": str(subject), "iat": now,
-                  "exp": now + lifetime, "email": f"{subject}@example.com", "email_verified": True, "name": name}
         signing_input = b64url(json.dumps(header).encode()) + "." + b64url(json.dumps(claims).encode())
         signature = self.key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
         return signing_input + "." + b64url(signature)
 
     def tokens(self, count, prefix):
         return [self.token(f"{prefix}{i}", name=f"Bench {i}") for i in range(count)]
+
+
+class AppleIssuer(Issuer):
+    """An RSA key standing in for Apple (whose identity tokens are RS256 too): serves its JWKS on loopback,
+    for chatterd's --apple-jwks-url, and signs identity tokens with Apple's claims: iss
+    https://appleid.apple.com, aud the app's bundle ID, no name (Apple gives it to the app only), a private
+    relay address, and the nonce as the app asks for it, hex(SHA-256(raw nonce))."""
+
+    def __init__(self, kid="bench-apple-key-1"):
+        super().__init__(kid)
+
+    def sign_in(self, subject, lifetime=3600):
+        """The body of POST /v1/auth/apple as the app sends it on a returning sign-in: the identity token,
+        the raw nonce it was asked with, and the credential's user (the token's sub); no name and no
+        authorization code (so chatterd does not call Apple's token service). Apple's tokens live ten minutes;
+        an hour keeps a long run's inside their lifetime, and costs chatterd nothing more."""
+        import hashlib
+        now = int(time.time())
+        raw_nonce = b64url(secrets.token_bytes(32))
+        token = self.sign({"iss": APPLE_ISSUER, "aud": APPLE_CLIENT_ID, "sub": str(subject), "iat": now, "exp": now + lifetime,
+                           "nonce": hashlib.sha256(raw_nonce.encode()).hexdigest(), "nonce_supported": True,
+                           "email": f"{subject}@privaterelay.appleid.com", "email_verified": True, "is_private_email": True,
+                           "auth_time": now, "real_user_status": 2})
+        return {"identityToken": token, "rawNonce": raw_nonce, "user": str(subject)}
+
+    def sign_ins(self, count, prefix):
+        return [self.sign_in(f"{prefix}{i}") for i in range(count)]
 
 
 # ------------------------------------------------------------------------------------------------- wrk

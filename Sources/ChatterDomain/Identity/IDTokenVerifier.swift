@@ -58,12 +58,16 @@ public struct IDTokenVerifier: Sendable {
         }
 
         // Format: three base64url segments whose first two are JSON objects.
-        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard token.utf8.count <= Self.maximumTokenBytes else {
             record(.format, false, "token is \(token.utf8.count) bytes; at most \(Self.maximumTokenBytes) are accepted")
             skip(Array(TokenCheck.allCases.dropFirst()), "token is malformed")
             return report
         }
+        // Split on the byte, as the signature check does: splitting the `String` walked it Character by
+        // Character, a sixth of a Google sign-in's instructions (BENCHMARKS.md, issue 46). A `.` that a
+        // combining mark follows is one Character but still ends a segment here; such a segment is no
+        // base64url, so the token fails the format check either way.
+        let segments = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { Substring($0) }
         // fail-closed: a payload that is no JSON object or does not decode fails the format check: the token is refused
         guard segments.count == 3,
             let header = Self.jsonObject(segments[0]),

@@ -90,6 +90,15 @@ import Testing
         #expect(try await check(token.split(separator: ".").prefix(2).joined(separator: ".")) == .format)
     }
 
+    /// Segments are split on the `.` byte: one that a combining mark follows (one `Character` with it) still
+    /// ends a segment, and what follows is no base64url, so the token is malformed as before.
+    @Test func aDotWithACombiningMarkAfterItIsMalformed() async throws {
+        let parts = try issuer.sign(TestIssuer.claims(now: clock.now)).split(separator: ".").map(String.init)
+        #expect(try await check(parts[0] + ".\u{301}" + parts[1] + "." + parts[2]) == .format)
+        #expect(try await check(parts[0] + "." + parts[1] + "\u{301}." + parts[2]) == .format)
+        #expect(try await check(parts.joined(separator: ".")) == nil, "the unaltered token passes")
+    }
+
     @Test func notBeforeInTheFutureBeyondLeeway() async throws {
         var claims = TestIssuer.claims(now: clock.now)
         claims["nbf"] = Int(clock.now.timeIntervalSince1970) + 120

@@ -139,6 +139,10 @@ public final class SQLiteStore: ChatterStore {
                 // the whole file), and only what they touch is resident.
                 try reader.queryBlocking("PRAGMA mmap_size = 268435456")
             }
+            // Opening and migrating may wait on the thread pool for another process's lock; from here on
+            // statements run on the threads that serve requests, which must not sleep: `SQLiteConnection.query`
+            // waits by suspending instead.
+            for connection in [writer] + readers { try connection.queryBlocking("PRAGMA busy_timeout = 0") }
             return (writer, readers, tokenKey)
         } catch {
             for reader in readers { try? reader.closeBlocking() }

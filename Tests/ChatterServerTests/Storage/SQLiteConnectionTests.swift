@@ -147,6 +147,28 @@ import Testing
         }
     }
 
+    /// Another process's lock is waited for by suspending, so the thread is free meanwhile, and the statement
+    /// runs once the lock is released.
+    @Test func aStatementWaitsForAnotherConnectionsLockWithoutHoldingItsThread() async throws {
+        try await withTemporaryDirectory { dir in
+            let holder = try SQLiteConnection.open(path: dir + "/test.sqlite")
+            let waiter = try SQLiteConnection.open(path: dir + "/test.sqlite")
+            try await holder.query("PRAGMA journal_mode = WAL")
+            try await holder.query("CREATE TABLE t (n INTEGER)")
+            try await holder.query("BEGIN IMMEDIATE")
+            try await holder.query("INSERT INTO t (n) VALUES (1)")
+            let waiting = Task { try await waiter.query("INSERT INTO t (n) VALUES (2) RETURNING n") }
+            try await Task.sleep(for: .milliseconds(200))
+            // The waiting insert holds no thread: the holder's statements still run on this one.
+            #expect(try await holder.query("SELECT count(*) AS n FROM t").first?.column("n") == .integer(1))
+            try await holder.query("COMMIT")
+            #expect(try await waiting.value.first?.column("n") == .integer(2))
+            #expect(try await waiter.query("SELECT count(*) AS n FROM t").first?.column("n") == .integer(2))
+            try await holder.close()
+            try await waiter.close()
+        }
+    }
+
     @Test func aMissingDirectoryIsAClearError() async throws {
         do {
             _ = try SQLiteConnection.open(path: "/nonexistent-\(UUID())/db.sqlite")

@@ -22,6 +22,8 @@ package final class SQLiteConnection: Sendable {
 
     private let handle: Mutex<Handle>
     private let running = Atomic(false)
+    /// When a statement on this connection last gave its thread back (see `query`).
+    private let lastYield = Mutex(ContinuousClock.now)
     package let path: String
 
     private init(path: String, handle: sending Handle) {
@@ -48,15 +50,68 @@ package final class SQLiteConnection: Sendable {
         return SQLiteConnection(path: path, handle: Handle(db))
     }
 
-    /// Runs one statement and answers its rows. `async` only for its callers' sake: it never suspends.
+    /// How long a statement waits for a lock another process holds (`chatterd admin`, a backup) before it
+    /// fails: SQLite's `busy_timeout`, but waited for by suspending, not by sleeping on the thread.
+    package static let busyTimeout = Duration.seconds(5)
+
+    /// Runs one statement and answers its rows. It suspends only while another process holds the lock it
+    /// needs: statements run on their callers' threads, the few the cooperative pool has, and SQLite's own
+    /// busy handler would sleep on one for up to `busyTimeout` (every server in the process stalled with it).
+    ///
+    /// A statement that never suspends never lets its thread go either: a task running statement after
+    /// statement (a purge, a seed, a burst of batches) would keep one of the cooperative pool's few threads
+    /// and starve every other task of it. So at most every `yieldInterval` of this connection's work a
+    /// statement yields before it answers: nothing on a request's path notices, and a long loop shares.
     @discardableResult
     package func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
-        try queryBlocking(sql, binds)
+        let rows = try await retryingWhileBusy { try queryBlocking(sql, binds) }
+        if isTimeToYield() { await Task.yield() }
+        return rows
+    }
+
+    /// How much of a connection's work may run before a statement yields its thread.
+    package static let yieldInterval = Duration.milliseconds(2)
+
+    private func isTimeToYield() -> Bool {
+        let now = ContinuousClock.now
+        return lastYield.withLock { last in
+            guard now - last >= Self.yieldInterval else { return false }
+            last = now
+            return true
+        }
     }
 
     /// Runs one statement, handing each row to `onRow` as it is read (a large result is never held whole).
+    /// A lock is waited for only before the first row, so no row is handed over twice.
     package func query(_ sql: String, _ binds: [SQLiteData], onRow: (SQLiteRow) -> Void) async throws {
-        try run { try $0.run(sql, binds, onRow) }
+        var handed = false
+        try await retryingWhileBusy {
+            guard !handed else { throw SQLiteError(code: SQLITE_BUSY, message: "locked by another process after rows were read") }
+            try run {
+                try $0.run(sql, binds) { row in
+                    handed = true
+                    onRow(row)
+                }
+            }
+        }
+        if isTimeToYield() { await Task.yield() }
+    }
+
+    /// `body` again, after a pause that grows to 50 ms, while it fails because another process holds a lock
+    /// (SQLITE_BUSY: the statement did not run), for up to `busyTimeout` in all. Connections have no busy
+    /// handler of their own once open (`SQLiteStore.openConnections`).
+    private func retryingWhileBusy<T>(_ body: () throws -> T) async throws -> T {
+        var waited = Duration.zero
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.isBusy && waited < Self.busyTimeout {
+                try await Task.sleep(for: pause)
+                waited += pause
+                pause = min(pause * 2, .milliseconds(50))
+            }
+        }
     }
 
     /// Runs one statement on `pool`'s thread: for work that may wait on the disk (a checkpoint's fsync,

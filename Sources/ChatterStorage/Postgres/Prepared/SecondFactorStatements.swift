@@ -17,8 +17,13 @@ package struct HasSecondFactor: PreparedStatement {
     }
 }
 
+/// Every prepared statement names its columns: a prepared `SELECT *` fails with "cached plan must not change
+/// result type" on every pooled connection once a newer instance's migration adds a column (migration 11 did,
+/// to this table), until the connection is closed.
 package struct WaitingSecondStep: PreparedStatement {
-    package static let sql = "SELECT * FROM second_steps WHERE hash = $1 AND expires_at > $2"
+    package static let sql = """
+        SELECT hash, user_id, method, email, expires_at, new_password_hash FROM second_steps WHERE hash = $1 AND expires_at > $2
+        """
     package static let bindingDataTypes: [PostgresDataType] = [.bytea, .timestamptz]
     package var hash: [UInt8]
     package var now: Date
@@ -69,7 +74,10 @@ package struct UseTOTPStepCompleting: PreparedStatement {
                 UPDATE totp_authenticators SET last_step = $1, guesses = GREATEST(guesses - 1, 0), day_guesses = GREATEST(day_guesses - 1, 0)
                 WHERE user_id = $2 AND confirmed_at IS NOT NULL AND last_step < $1 RETURNING user_id
             ),
-            taken AS (DELETE FROM second_steps WHERE hash = $3 AND user_id IN (SELECT user_id FROM used) RETURNING *)
+            taken AS (
+                DELETE FROM second_steps WHERE hash = $3 AND user_id IN (SELECT user_id FROM used)
+                RETURNING hash, user_id, method, email, expires_at, new_password_hash
+            )
         SELECT (SELECT count(*) FROM used) AS used, taken.* FROM (SELECT 1) one LEFT JOIN taken ON true
         """
     package static let bindingDataTypes: [PostgresDataType] = [.int8, .uuid, .bytea]

@@ -50,12 +50,11 @@ struct WebPages: Sendable {
             templates: [String: PageTemplate], library: MustacheLibrary, assets: [String: StaticAsset], names: [String], fragments: Set<String>
         ) = {
             MustacheContentTypes.register(HTMLText(), named: HTMLText.pragmaName)
-            var library = MustacheLibrary()
             var sources: [String: String] = [:]
             var assets: [String: StaticAsset] = [:]
             var names: [String] = []
             var fragments: Set<String> = []
-            guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return ([:], library, assets, names, fragments) }
+            guard let root = Bundle.module.url(forResource: "Web", withExtension: nil) else { return ([:], MustacheLibrary(), assets, names, fragments) }
             let templates = root.appendingPathComponent("templates")
             // fail-closed: templates that cannot be listed are none: every page answers 500
             for name in (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? [] where name.hasSuffix(".mustache") {
@@ -63,8 +62,6 @@ struct WebPages: Sendable {
                 guard let text = try? String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8) else { continue }
                 // Every template escapes through `HTMLText`: the pragma goes first, so none can forget it.
                 let template = String(name.dropLast(".mustache".count))
-                // fail-closed: a template that does not register is skipped, never served without the escaping pragma: it answers 500
-                guard (try? library.register(HTMLText.pragma + text, named: template)) != nil else { continue }
                 sources[template] = HTMLText.pragma + text
                 if template != "layout", !text.hasPrefix("{{<layout}}") { fragments.insert(template) }
             }
@@ -79,11 +76,30 @@ struct WebPages: Sendable {
                 let digest = Hex.encode(SHA256.hash(data: data).prefix(6))
                 assets[name] = StaticAsset(bytes: ByteBuffer(bytes: data), contentType: type, version: digest)
             }
+            #if DEBUG
+                // Only debug builds render each page a second time, with swift-mustache, to compare (`render`): a
+                // release build keeps no second copy of the templates and does no second parse at start.
+                let library = Self.reference(&sources)
+            #else
+                let library = MustacheLibrary()
+            #endif
             // fail-closed: a template the compiler refuses is left out: its page answers 500
             let compiled = PageTemplate.compile(sources).templates
             names = compiled.keys.sorted()
             return (compiled, library, assets, names, fragments)
         }()
+
+    #if DEBUG
+        /// swift-mustache's library of the same templates, the reference debug builds compare pages with.
+        private static func reference(_ sources: inout [String: String]) -> MustacheLibrary {
+            var library = MustacheLibrary()
+            for (name, text) in sources {
+                // fail-closed: a template swift-mustache does not take is left out of the debug build too: it answers 500
+                if (try? library.register(text, named: name)) == nil { sources[name] = nil }
+            }
+            return library
+        }
+    #endif
 
     /// Part of a page rendered on its own through `template`, with the same escaping, for a `PageSlot`.
     func fragment(_ template: String, _ value: some TemplateFields) -> String {

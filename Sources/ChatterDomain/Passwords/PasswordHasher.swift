@@ -45,6 +45,9 @@ public final class PasswordHasher: Sendable {
     /// Places one account may hold in the recognised lane (waiting or running).
     package static let perOwner = 2
     private let scheduler = Mutex(Scheduler())
+    /// Hashes asked for so far, each started, queued or refused: tests wait on it rather than on a clock.
+    private let asked = Atomic(0)
+    package var hashesAsked: Int { asked.load(ordering: .relaxed) }
     /// Verified against when an account does not exist, so that "no such user" costs what "wrong password" costs.
     package let decoy: String
 
@@ -95,6 +98,7 @@ public final class PasswordHasher: Sendable {
                 },
                 cancel: { continuation.resume(throwing: Busy()) }, owner: lane == .recognised ? owner : nil)
             let decision = scheduler.withLock { $0.admit(job, lane, slots: slots, limits: (recognised: maximumQueued, strangers: strangerLimit)) }
+            asked.add(1, ordering: .relaxed)
             switch decision {
             case .start(let admitted, let depth):
                 ChatterMetrics.hashingQueue(depth: depth)

@@ -169,6 +169,24 @@ import Testing
         }
     }
 
+    /// A connection yields its thread after `yieldInterval` of its statements' own work. The time a task
+    /// waits between statements is not work: counted, every statement after a wait for the thread (each
+    /// one, when the process is saturated) yielded again, and writers held the write lock through it.
+    @Test func onlyTheStatementsOwnTimeCountsTowardYielding() async throws {
+        try await withConnection { db in
+            try await db.query("CREATE TABLE t (n INTEGER)")
+            for _ in 0..<5 {
+                try await Task.sleep(for: .milliseconds(3))
+                try await db.query("SELECT count(*) FROM t")
+            }
+            #expect(db.workSinceLastYield < SQLiteConnection.yieldInterval, "15 ms of pauses were not counted as work")
+            // A statement that works longer than the interval is counted, and the next check yields and resets.
+            try await db.query(
+                "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300000) SELECT count(*) FROM c")
+            #expect(db.workSinceLastYield == .zero, "the long statement yielded once it answered")
+        }
+    }
+
     @Test func aMissingDirectoryIsAClearError() async throws {
         do {
             _ = try SQLiteConnection.open(path: "/nonexistent-\(UUID())/db.sqlite")

@@ -22,8 +22,8 @@ package final class SQLiteConnection: Sendable {
 
     private let handle: Mutex<Handle>
     private let running = Atomic(false)
-    /// When a statement on this connection last gave its thread back (see `query`).
-    private let lastYield = Mutex(ContinuousClock.now)
+    /// How long this connection's statements have run since one last gave its thread back (see `query`).
+    private let workSinceYield = Mutex(Duration.zero)
     package let path: String
 
     private init(path: String, handle: sending Handle) {
@@ -60,8 +60,11 @@ package final class SQLiteConnection: Sendable {
     ///
     /// A statement that never suspends never lets its thread go either: a task running statement after
     /// statement (a purge, a seed, a burst of batches) would keep one of the cooperative pool's few threads
-    /// and starve every other task of it. So at most every `yieldInterval` of this connection's work a
-    /// statement yields before it answers: nothing on a request's path notices, and a long loop shares.
+    /// and starve every other task of it. So once this connection's statements have run for
+    /// `yieldInterval` in all, the next one yields before it answers: nothing on a request's path notices,
+    /// and a long loop shares. The time counted is the statements' own, not the time between them: under
+    /// load every statement waits longer than that for its turn, and yielding after each one sent every
+    /// writer, lock held, to the back of a long queue again (issue 46's CI run).
     @discardableResult
     package func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         let rows = try await retryingWhileBusy { try queryBlocking(sql, binds) }
@@ -73,10 +76,9 @@ package final class SQLiteConnection: Sendable {
     package static let yieldInterval = Duration.milliseconds(2)
 
     private func isTimeToYield() -> Bool {
-        let now = ContinuousClock.now
-        return lastYield.withLock { last in
-            guard now - last >= Self.yieldInterval else { return false }
-            last = now
+        workSinceYield.withLock { work in
+            guard work >= Self.yieldInterval else { return false }
+            work = .zero
             return true
         }
     }
@@ -131,9 +133,18 @@ package final class SQLiteConnection: Sendable {
 
     private func run(_ body: (borrowing Handle) throws -> Void) throws {
         running.store(true, ordering: .relaxed)
-        defer { running.store(false, ordering: .relaxed) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        defer {
+            let elapsed = clock.now - started
+            workSinceYield.withLock { $0 += elapsed }
+            running.store(false, ordering: .relaxed)
+        }
         try handle.withLock { try body($0) }
     }
+
+    /// How long this connection's statements have run since one last yielded, for tests.
+    package var workSinceLastYield: Duration { workSinceYield.withLock { $0 } }
 
     /// Whether a statement is running on this connection now (a hint for choosing an idle reader).
     package var isRunning: Bool { running.load(ordering: .relaxed) }

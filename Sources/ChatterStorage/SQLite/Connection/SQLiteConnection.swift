@@ -23,7 +23,7 @@ package final class SQLiteConnection: Sendable {
     private let handle: Mutex<Handle>
     private let running = Atomic(false)
     /// How long this connection's statements have run since one last gave its thread back (see `query`).
-    private let workSinceYield = Mutex(Duration.zero)
+    private let workSinceYield = Mutex((work: Duration.zero, yields: 0))
     package let path: String
 
     private init(path: String, handle: sending Handle) {
@@ -76,9 +76,10 @@ package final class SQLiteConnection: Sendable {
     package static let yieldInterval = Duration.milliseconds(2)
 
     private func isTimeToYield() -> Bool {
-        workSinceYield.withLock { work in
-            guard work >= Self.yieldInterval else { return false }
-            work = .zero
+        workSinceYield.withLock { state in
+            guard state.work >= Self.yieldInterval else { return false }
+            state.work = .zero
+            state.yields += 1
             return true
         }
     }
@@ -137,14 +138,14 @@ package final class SQLiteConnection: Sendable {
         let started = clock.now
         defer {
             let elapsed = clock.now - started
-            workSinceYield.withLock { $0 += elapsed }
+            workSinceYield.withLock { $0.work += elapsed }
             running.store(false, ordering: .relaxed)
         }
         try handle.withLock { try body($0) }
     }
 
-    /// How long this connection's statements have run since one last yielded, for tests.
-    package var workSinceLastYield: Duration { workSinceYield.withLock { $0 } }
+    /// How many times this connection's statements have yielded their thread, for tests.
+    package var yields: Int { workSinceYield.withLock { $0.yields } }
 
     /// Whether a statement is running on this connection now (a hint for choosing an idle reader).
     package var isRunning: Bool { running.load(ordering: .relaxed) }

@@ -12,7 +12,7 @@ package final class AsyncMutex: Sendable {
     private struct State {
         var locked = false
         var waiters: [CheckedContinuation<Void, Never>] = []
-        /// The next waiter to resume: the queue is an array read from the front (compacted when empty).
+        /// The next waiter to resume: the queue is an array read from the front, compacted in `unlock`.
         var next = 0
     }
 

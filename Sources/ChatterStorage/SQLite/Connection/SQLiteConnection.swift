@@ -22,7 +22,8 @@ package final class SQLiteConnection: Sendable {
 
     private let handle: Mutex<Handle>
     private let running = Atomic(false)
-    /// How long this connection's statements have run since one last gave its thread back (see `query`).
+    /// How long this connection's statements have run since one last gave its thread back (see `query`),
+    /// and how many times one has.
     private let workSinceYield = Mutex((work: Duration.zero, yields: 0))
     package let path: String
 

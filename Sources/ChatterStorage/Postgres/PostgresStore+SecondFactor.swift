@@ -173,6 +173,9 @@ extension PostgresStore {
         ).isEmpty
     }
 
+    /// The columns `secondStep(_:)` reads, named in every statement that answers a waiting step.
+    package static let secondStepColumns = "hash, user_id, method, email, expires_at, new_password_hash"
+
     package static func secondStep(_ row: PostgresRandomAccessRow) throws -> PendingSecondStep {
         PendingSecondStep(
             hash: try row.bytes("hash"), userID: try row.value("user_id"), method: try row.value("method"), email: try row.value("email"),

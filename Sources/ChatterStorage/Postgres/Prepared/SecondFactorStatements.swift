@@ -22,7 +22,7 @@ package struct HasSecondFactor: PreparedStatement {
 /// to this table), until the connection is closed.
 package struct WaitingSecondStep: PreparedStatement {
     package static let sql = """
-        SELECT hash, user_id, method, email, expires_at, new_password_hash FROM second_steps WHERE hash = $1 AND expires_at > $2
+        SELECT \(PostgresStore.secondStepColumns) FROM second_steps WHERE hash = $1 AND expires_at > $2
         """
     package static let bindingDataTypes: [PostgresDataType] = [.bytea, .timestamptz]
     package var hash: [UInt8]
@@ -76,7 +76,7 @@ package struct UseTOTPStepCompleting: PreparedStatement {
             ),
             taken AS (
                 DELETE FROM second_steps WHERE hash = $3 AND user_id IN (SELECT user_id FROM used)
-                RETURNING hash, user_id, method, email, expires_at, new_password_hash
+                RETURNING \(PostgresStore.secondStepColumns)
             )
         SELECT (SELECT count(*) FROM used) AS used, taken.* FROM (SELECT 1) one LEFT JOIN taken ON true
         """

@@ -22,6 +22,12 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case noCookieSession = "no_cookie_session"
     /// A cookie-authenticated change or a web form without this browser's CSRF token for its action.
     case csrfFailed = "csrf_failed"
+    /// A `DPoP` proof (RFC 9449) that failed a check (`ErrorBody.check` names it), or none where one is needed:
+    /// a session bound to a key presents its tokens only with a fresh proof by that key, and an operator may
+    /// require proofs on the whole native API.
+    case invalidDPoPProof = "invalid_dpop_proof"
+    /// The proof lacked the server's current nonce: retry with a new proof carrying the `DPoP-Nonce` header's value.
+    case useDPoPNonce = "use_dpop_nonce"
 
     // Signing in.
     /// A provider's ID token failed a check (`ErrorBody.check` names it).

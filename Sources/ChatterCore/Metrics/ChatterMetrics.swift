@@ -151,6 +151,7 @@ extension RotationOutcome {
         case .reused: "reused"
         case .expired: "expired"
         case .unknown: "unknown"
+        case .wrongKey: "wrong_key"
         }
     }
 }

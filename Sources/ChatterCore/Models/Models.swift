@@ -94,12 +94,16 @@ public struct ClientInfo: Sendable, Hashable {
     /// The wider IPv6 network (/48) one holder gets from a tunnel broker or a host: counted too, against
     /// limits `ClientNetwork.widening` times larger, so rotating through its 65,536 /64s gains little.
     public var wideNetwork: String?
+    /// The JWK thumbprint of the key the request proved it holds with a DPoP proof (RFC 9449), checked at
+    /// the edge: a session it starts is bound to that key. nil without a proof.
+    public var boundKey: String?
 
-    public init(ip: String? = nil, userAgent: String? = nil, network: String? = nil, wideNetwork: String? = nil) {
+    public init(ip: String? = nil, userAgent: String? = nil, network: String? = nil, wideNetwork: String? = nil, boundKey: String? = nil) {
         self.ip = ip
         self.userAgent = userAgent
         self.network = network
         self.wideNetwork = wideNetwork
+        self.boundKey = boundKey
     }
 
     /// The keys per-client limits count under, narrowest first: the n-th has `widening`^n times the limit.
@@ -112,13 +116,17 @@ public struct AuthenticatedSession: Sendable, Equatable {
     public var user: User
     public var method: String
     public var accessExpiresAt: Date
+    /// The JWK thumbprint of the DPoP key the session is bound to: its tokens are refused without a proof
+    /// by that key. nil for a bearer session.
+    public var boundKey: String?
 
     /// Memberwise, for the other layers (a struct's own is internal).
-    package init(sessionID: UUID, user: User, method: String, accessExpiresAt: Date) {
+    package init(sessionID: UUID, user: User, method: String, accessExpiresAt: Date, boundKey: String? = nil) {
         self.sessionID = sessionID
         self.user = user
         self.method = method
         self.accessExpiresAt = accessExpiresAt
+        self.boundKey = boundKey
     }
 }
 
@@ -195,6 +203,9 @@ public struct Rotation: Sendable, Hashable {
     public var now: Date
     /// Whether the new access token names the session (see `NewSession.accessTokenNamed`).
     public var accessTokenNamed = false
+    /// The thumbprint of the key the refresh request's DPoP proof was made with, nil without one. A bound
+    /// session rotates only with its own key's proof; an unbound one is bound by the first proof it sees.
+    public var boundKey: String? = nil
 
     /// The new refresh hash alone: random, so it tells rotations apart (batches hash every rotation).
     public func hash(into hasher: inout Hasher) {
@@ -204,7 +215,7 @@ public struct Rotation: Sendable, Hashable {
     /// Memberwise, for the other layers (a struct's own is internal).
     package init(
         presentedHash: [UInt8], sessionID: UUID? = nil, newAccessHash: [UInt8], newRefreshHash: [UInt8], accessLifetime: Double, idleLifetime: Double,
-        graceWindow: Double, retryBox: [UInt8], now: Date, accessTokenNamed: Bool = false
+        graceWindow: Double, retryBox: [UInt8], now: Date, accessTokenNamed: Bool = false, boundKey: String? = nil
     ) {
         self.presentedHash = presentedHash
         self.sessionID = sessionID
@@ -216,6 +227,7 @@ public struct Rotation: Sendable, Hashable {
         self.retryBox = retryBox
         self.now = now
         self.accessTokenNamed = accessTokenNamed
+        self.boundKey = boundKey
     }
 }
 
@@ -227,14 +239,17 @@ public struct RotatedSession: Sendable, Equatable {
     public var account: AccountSummary
     public var accessExpiresAt: Date
     public var absoluteExpiresAt: Date
+    /// The key the session is bound to after the rotation (`AuthenticatedSession.boundKey`).
+    public var boundKey: String?
 
     /// Memberwise, for the other layers (a struct's own is internal).
-    package init(sessionID: UUID, user: User, account: AccountSummary, accessExpiresAt: Date, absoluteExpiresAt: Date) {
+    package init(sessionID: UUID, user: User, account: AccountSummary, accessExpiresAt: Date, absoluteExpiresAt: Date, boundKey: String? = nil) {
         self.sessionID = sessionID
         self.user = user
         self.account = account
         self.accessExpiresAt = accessExpiresAt
         self.absoluteExpiresAt = absoluteExpiresAt
+        self.boundKey = boundKey
     }
 }
 
@@ -249,10 +264,13 @@ public struct RetiredRefreshToken: Sendable, Equatable {
     public var retryBox: [UInt8]?
     public var accessExpiresAt: Date
     public var absoluteExpiresAt: Date
+    /// The key the session is bound to (`AuthenticatedSession.boundKey`).
+    public var boundKey: String?
 
     /// Memberwise, for the other layers (a struct's own is internal).
     package init(
-        retiredAt: Date, sessionID: UUID, userID: UUID, rotatedAt: Date? = nil, retryBox: [UInt8]? = nil, accessExpiresAt: Date, absoluteExpiresAt: Date
+        retiredAt: Date, sessionID: UUID, userID: UUID, rotatedAt: Date? = nil, retryBox: [UInt8]? = nil, accessExpiresAt: Date, absoluteExpiresAt: Date,
+        boundKey: String? = nil
     ) {
         self.retiredAt = retiredAt
         self.sessionID = sessionID
@@ -261,13 +279,16 @@ public struct RetiredRefreshToken: Sendable, Equatable {
         self.retryBox = retryBox
         self.accessExpiresAt = accessExpiresAt
         self.absoluteExpiresAt = absoluteExpiresAt
+        self.boundKey = boundKey
     }
 }
 
 public enum RotationOutcome: Sendable, Equatable {
     case rotated(RotatedSession)
     /// The presented token was rotated moments ago: answer with the pair sealed in `retryBox`.
-    case retry(sessionID: UUID, user: User, retryBox: [UInt8], accessExpiresAt: Date, absoluteExpiresAt: Date)
+    case retry(sessionID: UUID, user: User, retryBox: [UInt8], accessExpiresAt: Date, absoluteExpiresAt: Date, boundKey: String?)
+    /// The session is bound to a DPoP key and the refresh did not prove it holds that key: nothing changed.
+    case wrongKey
     /// A retired token came back outside the grace window: the whole session has been revoked.
     case reused(sessionID: UUID, userID: UUID)
     /// Idle or absolute lifetime is over; the session has been deleted.

@@ -118,8 +118,8 @@ public protocol SessionRepository: Sendable {
 
 /// The steps of settling a refresh token `SessionRepository.rotateLive` did not rotate, inside one transaction.
 public protocol RefreshTransaction: Sendable {
-    /// The session whose current refresh token is the one presented, locked.
-    func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID)?
+    /// The session whose current refresh token is the one presented, locked, with the key it is bound to.
+    func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID, boundKey: String?)?
     /// The presented token if a rotation retired it, with its session's state; the session locked. A token
     /// naming a session (`presented.sessionID`) that is not its current one was retired: only chatterd names
     /// a session in a token, and a session's tokens stop being current only by rotating.
@@ -127,6 +127,14 @@ public protocol RefreshTransaction: Sendable {
     func user(id: UUID) async throws -> User?
     func deleteSession(id: UUID) async throws
     func emptyRetryBox(sessionID: UUID) async throws
+}
+
+/// The DPoP proofs (RFC 9449) accepted lately, each by a hash of its key's thumbprint and its `jti`, kept
+/// until its `iat` is too old for it to be accepted again; `purgeStaleRecords` forgets the rest.
+public protocol DPoPProofRepository: Sendable {
+    /// Records `proof` as used until `until`, in one statement: false when it is recorded already and not
+    /// past (a replay), on this instance or any other on the database.
+    func useProof(_ proof: [UInt8], until: Date, at now: Date) async throws -> Bool
 }
 
 public protocol EmailCodeRepository: Sendable {
@@ -440,7 +448,7 @@ public struct TimelineStamp: Sendable, Equatable {
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
     DeviceTokenRepository, PasskeyRepository, SecondFactorRepository, SealingKeyRepository, AppleTokenRepository, NotificationRepository,
-    RateLimitRepository, WebHandoffRepository,
+    RateLimitRepository, WebHandoffRepository, DPoPProofRepository,
     AuditRepository,
     ChattRepository,
     AdminRepository

@@ -13,6 +13,8 @@ public struct SessionService: Sendable {
         case refreshed(SessionResponse)
         case reused(userID: UUID)
         case invalid
+        /// The session is bound to a DPoP key the request did not prove it holds.
+        case wrongKey
     }
 
     let store: any SessionRepository
@@ -23,6 +25,9 @@ public struct SessionService: Sendable {
     package let profiles: Profiles
     package let audit: AuditLog
     package let now: @Sendable () -> Date
+    /// `--require-dpop`: native sessions start and refresh only with a DPoP proof, and a bearer token of an
+    /// unbound session is refused until a refresh with a proof binds it.
+    package var requireBoundKey = false
 
     package init(
         store: any SessionRepository, tokenKey: SessionTokenKey, lifetimes: Lifetimes, profiles: Profiles, audit: AuditLog,
@@ -47,6 +52,7 @@ public struct SessionService: Sendable {
     public func start(
         user: User, method: SignInMethod, client: ClientInfo, profile: UserProfile, secondFactor: SecondFactorKind? = nil
     ) async throws -> SessionResponse {
+        if requireBoundKey, client.boundKey == nil { throw DPoPError.required }
         let id = UUID()
         let access = SessionToken.generate(naming: id, as: .access, signedWith: tokenKey)
         let refresh = SessionToken.generate(naming: id, as: .refresh, signedWith: tokenKey)
@@ -57,14 +63,22 @@ public struct SessionService: Sendable {
             accessTokenNamed: true, secondFactor: secondFactor?.rawValue)
         try await ChatterMetrics.database("create_session") { try await store.createSession(session) }
         return SessionResponse(
-            accessToken: access.secret, refreshToken: refresh.secret, expiresIn: Int(lifetimes.access),
+            accessToken: access.secret, refreshToken: refresh.secret, tokenType: Self.tokenType(boundKey: client.boundKey), expiresIn: Int(lifetimes.access),
             refreshExpiresIn: Int(lifetimes.absolute), sessionID: session.id.text, user: profile)
     }
 
-    /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token.
+    /// How a session's tokens are presented (`SessionResponse.tokenType`): RFC 9449's `DPoP` when bound.
+    static func tokenType(boundKey: String?) -> String {
+        boundKey == nil ? "Bearer" : "DPoP"
+    }
+
+    /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token. It is
+    /// never bound to a key (a browser's cookie carries no proof), whatever `client` proved.
     public func startUnrefreshable(
         user: User, method: SignInMethod, lifetime: Double, client: ClientInfo, secondFactor: SecondFactorKind? = nil
     ) async throws -> SessionToken {
+        var client = client
+        client.boundKey = nil
         let access = SessionToken.generate(signedWith: tokenKey)
         let created = now()
         try await store.createSession(
@@ -103,9 +117,11 @@ public struct SessionService: Sendable {
     }
 
     /// Rotates `refreshToken` (`refresh(_:profile:)`); a reused one ends its session and is audited.
-    /// `client` is asked for only then, so a refresh parses no address.
-    package func refresh(_ token: String, client: @autoclosure () -> ClientInfo) async throws -> SessionResponse {
-        switch try await refresh(token, profile: { try await profiles.profile($0, account: $1) }) {
+    /// `client` is asked for only then, so a refresh parses no address. `boundKey`: the thumbprint of the
+    /// key the request's DPoP proof was made with.
+    package func refresh(_ token: String, boundKey: String? = nil, client: @autoclosure () -> ClientInfo) async throws -> SessionResponse {
+        if requireBoundKey, boundKey == nil { throw DPoPError.required }
+        switch try await refresh(token, boundKey: boundKey, profile: { try await profiles.profile($0, account: $1) }) {
         case .refreshed(let response):
             return response
         case .reused(let userID):
@@ -113,13 +129,19 @@ public struct SessionService: Sendable {
             throw SessionError.refreshTokenReused
         case .invalid:
             throw SessionError.invalidRefreshToken
+        case .wrongKey:
+            throw DPoPError.boundToAnotherKey
         }
     }
 
     /// Rotates `refreshToken`. The new pair is also sealed under a key derived from the presented token, so
     /// that the same token retried within the grace window gets the same pair back — and only its holder can.
     /// `profile` builds the answer's profile; it is given the account when the rotation read it already.
-    public func refresh(_ refreshToken: String, profile: @Sendable (User, AccountSummary?) async throws -> UserProfile) async throws -> RefreshResult {
+    /// A session bound to a DPoP key rotates only when `boundKey` is that key's thumbprint; an unbound one
+    /// presented with a proof is bound from then on to the proof's key.
+    public func refresh(
+        _ refreshToken: String, boundKey: String? = nil, profile: @Sendable (User, AccountSummary?) async throws -> UserProfile
+    ) async throws -> RefreshResult {
         let instant = now()
         let key = tokenKey
         let presentedHash = SessionToken.hash(refreshToken)
@@ -145,26 +167,30 @@ public struct SessionService: Sendable {
         let rotation = Rotation(
             presentedHash: presentedHash, sessionID: sessionID, newAccessHash: access.hash, newRefreshHash: next.hash,
             accessLifetime: lifetimes.access, idleLifetime: lifetimes.idle, graceWindow: lifetimes.grace,
-            retryBox: try RetryPair.seal(pair, with: refreshToken), now: instant, accessTokenNamed: sessionID != nil)
+            retryBox: try RetryPair.seal(pair, with: refreshToken), now: instant, accessTokenNamed: sessionID != nil, boundKey: boundKey)
         let outcome = try await ChatterMetrics.database("refresh") { try await store.rotate(rotation) }
         ChatterMetrics.refresh(outcome.metricName)
         switch outcome {
         case .rotated(let s):
-            return .refreshed(response(pair, s.sessionID, try await profile(s.user, s.account), s.accessExpiresAt, s.absoluteExpiresAt, instant))
-        case .retry(let id, let user, let box, let accessExpiresAt, let absolute):
+            return .refreshed(
+                response(pair, s.sessionID, try await profile(s.user, s.account), s.accessExpiresAt, s.absoluteExpiresAt, instant, s.boundKey))
+        case .retry(let id, let user, let box, let accessExpiresAt, let absolute, let bound):
             guard let replay = RetryPair.open(box, with: refreshToken) else { return .invalid }
-            return .refreshed(response(replay, id, try await profile(user, nil), accessExpiresAt, absolute, instant))
+            return .refreshed(response(replay, id, try await profile(user, nil), accessExpiresAt, absolute, instant, bound))
         case .reused(_, let userID):
             return .reused(userID: userID)
         case .expired, .unknown:
             return .invalid
+        case .wrongKey:
+            return .wrongKey
         }
     }
 
-    private func response(_ pair: RetryPair, _ id: UUID, _ profile: UserProfile, _ accessExpiresAt: Date, _ absolute: Date, _ instant: Date) -> SessionResponse
-    {
+    private func response(
+        _ pair: RetryPair, _ id: UUID, _ profile: UserProfile, _ accessExpiresAt: Date, _ absolute: Date, _ instant: Date, _ boundKey: String?
+    ) -> SessionResponse {
         SessionResponse(
-            accessToken: pair.accessToken, refreshToken: pair.refreshToken,
+            accessToken: pair.accessToken, refreshToken: pair.refreshToken, tokenType: Self.tokenType(boundKey: boundKey),
             expiresIn: max(0, Int(accessExpiresAt.timeIntervalSince(instant))),
             refreshExpiresIn: max(0, Int(absolute.timeIntervalSince(instant))), sessionID: id.text, user: profile)
     }

@@ -14,6 +14,8 @@ public struct ServerAssembly: Sendable {
     public let google: IDTokenVerifier
     public let apple: IDTokenVerifier
     public let sessions: SessionService
+    /// Checks DPoP proofs (`DPoPMiddleware`).
+    public let dpop: DPoPGate
     public let devices: DeviceTokens
     public let admin: AdminService
     let codes: EmailCodeService
@@ -56,8 +58,13 @@ public struct ServerAssembly: Sendable {
             provider: .apple(clientIDs: configuration.appleClientIDs), keys: keys(appleKeys, default: configuration.appleJWKSURL), now: now)
         audit = AuditLog(store: store, now: now, logger: logger)
         let profiles = Profiles(store: store)
-        sessions = SessionService(
+        var sessions = SessionService(
             store: store, tokenKey: store.tokenKey, lifetimes: configuration.lifetimes, profiles: profiles, audit: audit, now: now)
+        sessions.requireBoundKey = configuration.requireDPoP
+        self.sessions = sessions
+        dpop = DPoPGate(
+            verifier: DPoPVerifier(nonces: configuration.dpopNonces ? DPoPNonces(key: store.tokenKey) : nil), proofs: store,
+            required: configuration.requireDPoP, now: now)
         devices = DeviceTokens(store: store, now: now)
         rules = PasswordRules(minimumLength: configuration.minimumPasswordLength)
         // Provider sign-in needs Apple's token service, built below with the sealing key.

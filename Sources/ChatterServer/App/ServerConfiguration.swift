@@ -32,6 +32,12 @@ public struct ServerConfiguration: Sendable {
         set { lifetimes.course = newValue }
     }
     public var allowAnonymousPosting = false
+    /// Native sessions only bound to a DPoP key (RFC 9449): sign-ins, refreshes and tokens without a proof
+    /// are refused on the native API (`DPoPGate.required`).
+    public var requireDPoP = false
+    /// DPoP proofs must carry a server nonce (RFC 9449 §8), which bounds how far ahead a stolen device could
+    /// have made proofs; costs a client one extra round trip when its nonce is stale.
+    public var dpopNonces = false
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
     /// Whether chatterd measures itself and serves `/metrics`.

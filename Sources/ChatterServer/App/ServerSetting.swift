@@ -130,6 +130,11 @@ extension ServerConfiguration {
             $0.sessionLifetime = $1
         },
         .flag("allow-anonymous-posting", "CHATTERD_ALLOW_ANONYMOUS_POSTING", "enable `POST /postchatt`") { $0.allowAnonymousPosting = $1 },
+        .flag(
+            "require-dpop", "CHATTERD_REQUIRE_DPOP",
+            "native sessions only bound to a device key: sign-ins, refreshes and tokens need a DPoP proof (RFC 9449; course API unchanged)"
+        ) { $0.requireDPoP = $1 },
+        .flag("dpop-nonce", "CHATTERD_DPOP_NONCE", "DPoP proofs must carry the server's `DPoP-Nonce` (RFC 9449 §8)") { $0.dpopNonces = $1 },
         .value("log-level", "CHATTERD_LOG_LEVEL", "LEVEL", default: "`info`", "`trace` … `critical`", parse: { Logger.Level(rawValue: $0) }) {
             $0.logLevel = $1
         },

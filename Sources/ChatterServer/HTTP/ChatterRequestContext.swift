@@ -30,6 +30,8 @@ public struct ChatterRequestContext: AuthRequestContext {
     public var ipv6Prefix = ClientNetwork.defaultPrefix
     /// The bearer or cookie session, on the native API's signed-in routes (`SessionAuthenticator`).
     public var identity: AuthenticatedSession?
+    /// The request's DPoP proof, checked and used up (`DPoPMiddleware`); nil without one.
+    public var proof: DPoPProof?
     /// The browser, on the pages' routes (`VisitorMiddleware`).
     var visitor: WebVisitor?
 
@@ -69,7 +71,8 @@ extension ChatterRequestContext {
         let ip = clientIP
         return ClientInfo(
             ip: ip, userAgent: request.headers[.userAgent].map { Self.label(DisplayText.clean(String($0.unicodeScalars.prefix(512)))) },
-            network: ip.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }, wideNetwork: ip.flatMap(ClientNetwork.wideKey))
+            network: ip.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }, wideNetwork: ip.flatMap(ClientNetwork.wideKey),
+            boundKey: proof?.thumbprint)
     }
 
     static func label(_ text: String) -> String {

@@ -265,5 +265,12 @@ package enum PostgresMigrations {
         [
             "CREATE TABLE sealing_key (id integer PRIMARY KEY CHECK (id = 1), fingerprint text NOT NULL, recorded_at timestamptz NOT NULL)"
         ],
+        // 10: sessions bound to a DPoP key (RFC 9449) by its JWK thumbprint, and the proofs accepted lately, by a
+        // hash of key and jti, kept until they are too old to be accepted again.
+        [
+            "ALTER TABLE sessions ADD COLUMN dpop_jkt text",
+            "CREATE TABLE dpop_proofs (hash bytea PRIMARY KEY, expires_at timestamptz NOT NULL)",
+            "CREATE INDEX dpop_proofs_by_expiry ON dpop_proofs(expires_at)",
+        ],
     ]
 }

@@ -10,17 +10,15 @@ package struct PostgresRefreshTransaction: RefreshTransaction {
 
     // PostgreSQL keeps a unique index on the current refresh hash and every retired one by hash, so it finds
     // a presented token by its hash whether or not it names its session.
-    package func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID)? {
-        try await db.rows("SELECT id, user_id FROM sessions WHERE refresh_hash = \(presented.presentedHash.bytea) FOR UPDATE", logger: logger).first.map {
-            row in
-            (try row.value("id"), try row.value("user_id"))
-        }
+    package func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID, boundKey: String?)? {
+        try await db.rows("SELECT id, user_id, dpop_jkt FROM sessions WHERE refresh_hash = \(presented.presentedHash.bytea) FOR UPDATE", logger: logger)
+            .first.map { row in (try row.value("id"), try row.value("user_id"), try row.value("dpop_jkt", as: String?.self)) }
     }
 
     package func retiredToken(_ presented: Rotation) async throws -> RetiredRefreshToken? {
         try await db.rows(
             """
-            SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
+            SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at, s.dpop_jkt
             FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = \(presented.presentedHash.bytea)
             FOR UPDATE OF s
             """, logger: logger
@@ -28,7 +26,8 @@ package struct PostgresRefreshTransaction: RefreshTransaction {
             RetiredRefreshToken(
                 retiredAt: try row.value("retired_at"), sessionID: try row.value("id"), userID: try row.value("user_id"),
                 rotatedAt: try row.value("rotated_at"), retryBox: try row.optionalBytes("retry_box"),
-                accessExpiresAt: try row.value("access_expires_at"), absoluteExpiresAt: try row.value("absolute_expires_at"))
+                accessExpiresAt: try row.value("access_expires_at"), absoluteExpiresAt: try row.value("absolute_expires_at"),
+                boundKey: try row.value("dpop_jkt", as: String?.self))
         }
     }
 

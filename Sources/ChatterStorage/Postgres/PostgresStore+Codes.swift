@@ -141,6 +141,7 @@ extension PostgresStore {
                 handoffs AS (DELETE FROM web_handoffs WHERE expires_at <= \(cutoffs.now)),
                 challenges AS (DELETE FROM passkey_challenges WHERE expires_at <= \(cutoffs.now)),
                 steps AS (DELETE FROM second_steps WHERE expires_at <= \(cutoffs.now)),
+                proofs AS (DELETE FROM dpop_proofs WHERE expires_at <= \(cutoffs.now)),
                 enrolments AS (DELETE FROM totp_authenticators WHERE confirmed_at IS NULL AND created_at < \(cutoffs.counters)),
                 devices AS (DELETE FROM device_tokens WHERE created_at <= \(cutoffs.deviceTokens)),
                 audit AS (DELETE FROM audit_events WHERE at < \(cutoffs.audit ?? .distantPast))

@@ -31,7 +31,7 @@ extension PostgresStore {
             found[try row.bytes("access_hash")] = SessionCache.Entry(
                 session: AuthenticatedSession(
                     sessionID: try row.value("session_id"), user: try User(row: row), method: try row.value("method"),
-                    accessExpiresAt: try row.value("access_expires_at")),
+                    accessExpiresAt: try row.value("access_expires_at"), boundKey: try row.value("dpop_jkt")),
                 refreshable: try row.value("refreshable"), lastUsedAt: try row.value("last_used_at"))
         }
         return found
@@ -78,7 +78,8 @@ extension PostgresStore {
                 ?? RotatedSession(
                     sessionID: row.value("session_id"), user: User(row: row),
                     account: AccountSummary(identities: [], hasPassword: row.value("has_password"), hasPasskey: row.value("has_passkey")),
-                    accessExpiresAt: row.value("access_expires_at"), absoluteExpiresAt: row.value("absolute_expires_at"))
+                    accessExpiresAt: row.value("access_expires_at"), absoluteExpiresAt: row.value("absolute_expires_at"),
+                    boundKey: row.value("dpop_jkt"))
             if try row.value("issuer", as: String?.self) != nil { session.account.identities.append(try Identity(row: row)) }
             rotated[rotation] = session
         }

@@ -385,5 +385,12 @@ package enum SQLiteMigrations {
         [
             "CREATE TABLE sealing_key (id INTEGER PRIMARY KEY CHECK (id = 1), fingerprint TEXT NOT NULL, recorded_at REAL NOT NULL)"
         ],
+        // 13: sessions bound to a DPoP key (RFC 9449) by its JWK thumbprint, and the proofs accepted lately, by a
+        // hash of key and jti, kept until they are too old to be accepted again.
+        [
+            "ALTER TABLE sessions ADD COLUMN dpop_jkt TEXT",
+            "CREATE TABLE dpop_proofs (hash BLOB PRIMARY KEY, expires_at REAL NOT NULL) WITHOUT ROWID",
+            "CREATE INDEX dpop_proofs_by_expiry ON dpop_proofs(expires_at)",
+        ],
     ]
 }

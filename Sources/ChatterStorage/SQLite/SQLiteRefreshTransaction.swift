@@ -8,14 +8,16 @@ package struct SQLiteRefreshTransaction: RefreshTransaction {
     package let db: SQLiteConnection
     package let ended: SessionsEnded
 
-    package func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID)? {
+    package func currentSession(_ presented: Rotation) async throws -> (id: UUID, userID: UUID, boundKey: String?)? {
         let rows =
             if let id = presented.sessionID {
-                try await db.query("SELECT id, user_id FROM sessions WHERE id = ? AND refresh_hash = ?", [.uuid(id), .bytes(presented.presentedHash)])
+                try await db.query(
+                    "SELECT id, user_id, dpop_jkt FROM sessions WHERE id = ? AND refresh_hash = ?", [.uuid(id), .bytes(presented.presentedHash)])
             } else {
-                try await db.query("SELECT id, user_id FROM sessions WHERE refresh_hash = ? AND refresh_unnamed = 1", [.bytes(presented.presentedHash)])
+                try await db.query(
+                    "SELECT id, user_id, dpop_jkt FROM sessions WHERE refresh_hash = ? AND refresh_unnamed = 1", [.bytes(presented.presentedHash)])
             }
-        return try rows.first.map { row in (try row.uuid("id"), try row.uuid("user_id")) }
+        return try rows.first.map { row in (try row.uuid("id"), try row.uuid("user_id"), row.column("dpop_jkt")?.string) }
     }
 
     /// A token that names its session is not looked for among kept tokens: the session's row knows the one
@@ -24,7 +26,7 @@ package struct SQLiteRefreshTransaction: RefreshTransaction {
         guard let id = presented.sessionID else { return try await keptToken(presented.presentedHash) }
         return try await db.query(
             """
-            SELECT id, user_id, rotated_at, previous_refresh_hash, retry_box, access_expires_at, absolute_expires_at
+            SELECT id, user_id, rotated_at, previous_refresh_hash, retry_box, access_expires_at, absolute_expires_at, dpop_jkt
             FROM sessions WHERE id = ?
             """, [.uuid(id)]
         ).first.map { row in
@@ -38,7 +40,7 @@ package struct SQLiteRefreshTransaction: RefreshTransaction {
     private func keptToken(_ hash: [UInt8]) async throws -> RetiredRefreshToken? {
         try await db.query(
             """
-            SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at
+            SELECT r.retired_at, s.id, s.user_id, s.rotated_at, s.retry_box, s.access_expires_at, s.absolute_expires_at, s.dpop_jkt
             FROM retired_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = ?
             """, [.bytes(hash)]
         ).first.map { row in
@@ -50,7 +52,8 @@ package struct SQLiteRefreshTransaction: RefreshTransaction {
         RetiredRefreshToken(
             retiredAt: retiredAt, sessionID: try row.uuid("id"), userID: try row.uuid("user_id"), rotatedAt: rotatedAt,
             retryBox: row.column("retry_box")?.blob,
-            accessExpiresAt: try row.date("access_expires_at"), absoluteExpiresAt: try row.date("absolute_expires_at"))
+            accessExpiresAt: try row.date("access_expires_at"), absoluteExpiresAt: try row.date("absolute_expires_at"),
+            boundKey: row.column("dpop_jkt")?.string)
     }
 
     package func user(id: UUID) async throws -> User? {

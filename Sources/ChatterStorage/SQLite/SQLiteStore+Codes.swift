@@ -141,6 +141,7 @@ extension SQLiteStore {
             _ = try await db.query("DELETE FROM web_handoffs WHERE expires_at <= ?", [.time(cutoffs.now)])
             _ = try await db.query("DELETE FROM passkey_challenges WHERE expires_at <= ?", [.time(cutoffs.now)])
             _ = try await db.query("DELETE FROM second_steps WHERE expires_at <= ?", [.time(cutoffs.now)])
+            _ = try await db.query("DELETE FROM dpop_proofs WHERE expires_at <= ?", [.time(cutoffs.now)])
             // An enrolment never confirmed: its secret was shown and never used.
             _ = try await db.query("DELETE FROM totp_authenticators WHERE confirmed_at IS NULL AND created_at < ?", [.time(cutoffs.counters)])
             _ = try await db.query("DELETE FROM seen_notifications WHERE expires_at < ?", [.time(cutoffs.counters)])

@@ -27,7 +27,7 @@ extension SQLiteStore {
 
     package static let sessionColumns = [
         "id", "user_id", "method", "access_hash", "access_expires_at", "refresh_hash", "created_at", "last_used_at",
-        "absolute_expires_at", "user_agent", "ip", "access_unnamed", "second_factor", "second_factor_at",
+        "absolute_expires_at", "user_agent", "ip", "access_unnamed", "second_factor", "second_factor_at", "dpop_jkt",
     ]
 
     package static func binds(_ s: NewSession) -> [SQLiteData] {
@@ -36,6 +36,7 @@ extension SQLiteStore {
             s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
             s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null, .integer(s.accessTokenNamed ? 0 : 1),
             s.secondFactor.map(SQLiteData.text) ?? .null, s.secondFactorAt.map(SQLiteData.time) ?? .null,
+            s.client.boundKey.map(SQLiteData.text) ?? .null,
         ]
     }
 
@@ -55,7 +56,7 @@ extension SQLiteStore {
                 return SessionCache.Entry(
                     session: AuthenticatedSession(
                         sessionID: try row.uuid("session_id"), user: try User(row: row), method: try row.string("method"),
-                        accessExpiresAt: try row.date("access_expires_at")),
+                        accessExpiresAt: try row.date("access_expires_at"), boundKey: row.column("dpop_jkt")?.string),
                     refreshable: row.column("refreshable")?.bool == true, lastUsedAt: try row.date("last_used_at"))
             },
             delete: { id in _ = try await write("DELETE FROM sessions WHERE id = ?", [.uuid(id)]) },
@@ -77,7 +78,7 @@ extension SQLiteStore {
     package static func sessions(_ db: SQLiteConnection, keys: [AccessKey]) async throws -> [AccessKey: SQLiteRow] {
         let select = """
             SELECT s.access_hash, s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable,
-                s.last_used_at, \(userColumns)
+                s.last_used_at, s.dpop_jkt, \(userColumns)
             FROM sessions s JOIN users u ON u.id = s.user_id
             """
         let ids = keys.compactMap(\.session)
@@ -124,7 +125,7 @@ extension SQLiteStore {
         BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { keys in try await sessions(readers.next, keys: keys) }
     }
 
-    /// Rotations arriving together are applied in one statement (`rotate`): 9 binds a rotation, within
+    /// Rotations arriving together are applied in one statement (`rotate`): 10 binds a rotation, within
     /// SQLite's 32,766. Two fetchers: one batch's accounts are read while the next batch rotates on the writer.
     package static func rotationBatches(
         writer: SQLiteConnection, lock: AsyncMutex, readers: ReaderConnections, cache: SessionCache
@@ -152,17 +153,18 @@ extension SQLiteStore {
                 """
                 UPDATE sessions SET access_hash = v.column3, access_expires_at = min(v.column5, absolute_expires_at),
                     previous_refresh_hash = refresh_hash, refresh_hash = v.column4, refresh_unnamed = 0, access_unnamed = v.column9,
-                    last_used_at = v.column6, rotated_at = v.column6, retry_box = v.column8
-                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
+                    last_used_at = v.column6, rotated_at = v.column6, retry_box = v.column8, dpop_jkt = coalesce(dpop_jkt, v.column10)
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))) AS v
                 WHERE sessions.id = v.column1 AND sessions.refresh_hash = v.column2
                     AND sessions.absolute_expires_at > v.column6 AND sessions.last_used_at > v.column7
-                RETURNING id, user_id, refresh_hash, access_expires_at, absolute_expires_at
+                    AND (sessions.dpop_jkt IS NULL OR sessions.dpop_jkt = v.column10)
+                RETURNING id, user_id, refresh_hash, access_expires_at, absolute_expires_at, dpop_jkt
                 """,
                 batch.flatMap { r in
                     [
                         r.sessionID.map(SQLiteData.uuid) ?? .null, .bytes(r.presentedHash), .bytes(r.newAccessHash), .bytes(r.newRefreshHash),
                         .time(r.now.addingTimeInterval(r.accessLifetime)), .time(r.now), .time(r.now.addingTimeInterval(-r.idleLifetime)),
-                        .bytes(r.retryBox), .integer(r.accessTokenNamed ? 0 : 1),
+                        .bytes(r.retryBox), .integer(r.accessTokenNamed ? 0 : 1), r.boundKey.map(SQLiteData.text) ?? .null,
                     ] as [SQLiteData]
                 })
         }
@@ -176,7 +178,8 @@ extension SQLiteStore {
             else { continue }
             rotated[rotation] = RotatedSession(
                 sessionID: try row.uuid("id"), user: user, account: account,
-                accessExpiresAt: try row.date("access_expires_at"), absoluteExpiresAt: try row.date("absolute_expires_at"))
+                accessExpiresAt: try row.date("access_expires_at"), absoluteExpiresAt: try row.date("absolute_expires_at"),
+                boundKey: row.column("dpop_jkt")?.string)
         }
         return rotated
     }

@@ -289,7 +289,7 @@ extension ChatterStore {
             }
 
             // Within the grace window the retired token replays the rotation; after it, it revokes everything.
-            guard case .retry(_, _, let box, _, _) = try await store.rotate(rotation(first, of: new.id, at: 20).0) else {
+            guard case .retry(_, _, let box, _, _, _) = try await store.rotate(rotation(first, of: new.id, at: 20).0) else {
                 Issue.record("no retry")
                 return
             }
@@ -297,6 +297,83 @@ extension ChatterStore {
             #expect(try await store.rotate(rotation(first, of: new.id, at: 41).0) == .reused(sessionID: new.id, userID: user.id))
             #expect(try await store.sessionCount() == 0)
             #expect(try await store.rotate(rotation(second, of: new.id, at: 42).0) == .unknown, "the family is gone, current token included")
+        }
+    }
+
+    /// A session bound to a DPoP key rotates only with that key: another key or none changes nothing (not
+    /// expiry, not reuse), at the current token and at a retired one; an unbound session is bound by the
+    /// first rotation that names a key; lookups report the binding.
+    @Test(arguments: StoreBackend.available)
+    func aBoundSessionRotatesOnlyWithItsKey(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let user = try await store.signIn(ada)
+            var (new, access, first) = session(for: user)
+            new.client.boundKey = "key-A"
+            try await store.createSession(new)
+            guard case .valid(let found) = try await store.session(accessHash: access.hash, at: now) else {
+                Issue.record("bound session not found")
+                return
+            }
+            #expect(found.boundKey == "key-A")
+            for key in [nil, "key-B"] {
+                var (r, _, _) = rotation(first, of: new.id, at: 10)
+                r.boundKey = key
+                #expect(try await store.rotate(r) == .wrongKey, "\(key ?? "no key")")
+            }
+            var (r1, access1, _) = rotation(first, of: new.id, at: 10)
+            r1.boundKey = "key-A"
+            guard case .rotated(let rotated) = try await store.rotate(r1) else {
+                Issue.record("the key's own rotation did not rotate")
+                return
+            }
+            #expect(rotated.boundKey == "key-A")
+            guard case .valid(let after) = try await store.session(accessHash: access1.hash, at: now.addingTimeInterval(11)) else {
+                Issue.record("rotated token unknown")
+                return
+            }
+            #expect(after.boundKey == "key-A")
+            // The retired token, outside the grace window, by another key: refused, the session stays.
+            var (late, _, _) = rotation(first, of: new.id, at: 60)
+            late.boundKey = "key-B"
+            #expect(try await store.rotate(late) == .wrongKey)
+            #expect(try await store.sessionCount() == 1)
+            late.boundKey = "key-A"
+            #expect(try await store.rotate(late) == .reused(sessionID: new.id, userID: user.id))
+
+            let (plain, _, token) = session(for: user)
+            try await store.createSession(plain)
+            var (binding, bearer, _) = rotation(token, of: plain.id, at: 5)
+            binding.boundKey = "key-C"
+            guard case .rotated(let bound) = try await store.rotate(binding) else {
+                Issue.record("an unbound session did not rotate with a key")
+                return
+            }
+            #expect(bound.boundKey == "key-C")
+            guard case .valid(let later) = try await store.session(accessHash: bearer.hash, at: now.addingTimeInterval(6)) else {
+                Issue.record("rotated token unknown")
+                return
+            }
+            #expect(later.boundKey == "key-C")
+        }
+    }
+
+    /// A DPoP proof is taken once while it could be accepted, by one of many presenting it at once, and may
+    /// be recorded again only once its time is past.
+    @Test(arguments: StoreBackend.available)
+    func aProofIsUsedOnceAmongManyAtOnce(backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let proof = Array(repeating: UInt8(7), count: 32)
+            let until = now.addingTimeInterval(120)
+            let taken = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<40 { group.addTask { try await store.useProof(proof, until: until, at: now) } }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(taken == 1)
+            #expect(try await store.useProof(proof, until: until, at: now.addingTimeInterval(119)) == false)
+            #expect(try await store.useProof(proof, until: now.addingTimeInterval(300), at: now.addingTimeInterval(120)) == true)
+            #expect(try await store.useProof(Array(repeating: 8, count: 32), until: until, at: now) == true)
+            try await store.purgeStaleRecords(StaleCutoffs(now: now.addingTimeInterval(301), counters: now, deviceTokens: now, audit: nil))
+            #expect(try await store.useProof(proof, until: now.addingTimeInterval(400), at: now.addingTimeInterval(10)) == true, "purged once past")
         }
     }
 
@@ -330,7 +407,7 @@ extension ChatterStore {
             for (index, outcome, access) in outcomes {
                 guard case .rotated(let rotated) = outcome else {
                     // Only the second presentation of `twice` may lose, and it is then its rotation's retry.
-                    guard case .retry(let id, _, _, _, _) = outcome, index == -1 || index == 0 else {
+                    guard case .retry(let id, _, _, _, _, _) = outcome, index == -1 || index == 0 else {
                         Issue.record("rotation \(index): \(outcome)")
                         continue
                     }

@@ -13,7 +13,7 @@ struct SessionRoutes {
     func register(on router: some RouterMethods<ChatterRequestContext>, signedIn: some RouterMethods<ChatterRequestContext>) {
         router.post(RouterPath(NativePath.refresh)) { request, context in
             let body = try await request.decodeJSON(RefreshRequest.self, context: context)
-            return JSONResponse.make(try await sessions.refresh(body.refreshToken, client: context.client(request)))
+            return JSONResponse.make(try await sessions.refresh(body.refreshToken, boundKey: context.proof?.thumbprint, client: context.client(request)))
         }
         signedIn.post(RouterPath(NativePath.signOut)) { request, context in
             let session = try context.requireSession()

@@ -34,7 +34,7 @@ struct WebSessionRoutes {
         }
         // The CSRF token a page sends back in `X-CSRF-Token` with state-changing requests.
         signedIn.get(RouterPath(NativePath.webSession + "/csrf")) { request, _ in
-            guard let (cookie, viaCookie) = SessionAuthenticator.credentials(in: request), viaCookie else {
+            guard let (cookie, presented) = SessionAuthenticator.credentials(in: request), presented == .cookie else {
                 throw APIError(.badRequest, .noCookieSession, "Only cookie sessions need a CSRF token.")
             }
             return JSONResponse.make(["csrfToken": SessionAuthenticator.csrfToken(forCookie: cookie)])

@@ -7,7 +7,7 @@ import PostgresNIO
 package struct SessionsByAccessHash: PreparedStatement {
     package static let sql = """
         SELECT s.access_hash, s.id AS session_id, s.method, s.access_expires_at, s.refresh_hash IS NOT NULL AS refreshable, s.last_used_at,
-            \(PostgresStore.userColumns)
+            s.dpop_jkt, \(PostgresStore.userColumns)
         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.access_hash = ANY($1)
         """
     package static let bindingDataTypes: [PostgresDataType] = [.byteaArray]
@@ -42,19 +42,19 @@ package struct TouchSession: PreparedStatement {
 package struct InsertSession: PreparedStatement {
     package static let sql = """
         INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
-            absolute_expires_at, user_agent, ip, second_factor, second_factor_at)
-        SELECT $1, u.id, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11
+            absolute_expires_at, user_agent, ip, second_factor, second_factor_at, dpop_jkt)
+        SELECT $1, u.id, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $13
         FROM (SELECT id FROM users WHERE id = $12 AND disabled_at IS NULL FOR SHARE) u
         RETURNING id
         """
     package static let bindingDataTypes: [PostgresDataType] = [
-        .uuid, .text, .bytea, .timestamptz, .bytea, .timestamptz, .timestamptz, .text, .text, .text, .timestamptz, .uuid,
+        .uuid, .text, .bytea, .timestamptz, .bytea, .timestamptz, .timestamptz, .text, .text, .text, .timestamptz, .uuid, .text,
     ]
     package var session: NewSession
 
     package func makeBindings() -> PostgresBindings {
         let s = session
-        var binds = PostgresBindings(capacity: 12)
+        var binds = PostgresBindings(capacity: 13)
         binds.append(s.id)
         binds.append(s.method)
         binds.append(s.accessHash.bytea)
@@ -67,6 +67,7 @@ package struct InsertSession: PreparedStatement {
         binds.append(s.secondFactor)
         binds.append(s.secondFactorAt)
         binds.append(s.userID)
+        binds.append(s.client.boundKey)
         return binds
     }
 }
@@ -75,29 +76,32 @@ package struct InsertSession: PreparedStatement {
 package struct RotateSessions: PreparedStatement {
     package static let sql = """
         WITH v AS (
-            SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::bytea[])
-                AS v(presented, access_hash, refresh_hash, access_expires_at, at_time, idle_cutoff, retry_box)
+            SELECT presented, access_hash, refresh_hash, access_expires_at, at_time, idle_cutoff, retry_box, NULLIF(bound_key, '') AS bound_key
+            FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::bytea[], $8::text[])
+                AS v(presented, access_hash, refresh_hash, access_expires_at, at_time, idle_cutoff, retry_box, bound_key)
         ), rotated AS (
             UPDATE sessions s SET access_hash = v.access_hash, access_expires_at = LEAST(v.access_expires_at, s.absolute_expires_at),
-                refresh_hash = v.refresh_hash, last_used_at = v.at_time, rotated_at = v.at_time, retry_box = v.retry_box
+                refresh_hash = v.refresh_hash, last_used_at = v.at_time, rotated_at = v.at_time, retry_box = v.retry_box,
+                dpop_jkt = COALESCE(s.dpop_jkt, v.bound_key)
             FROM v WHERE s.refresh_hash = v.presented AND s.absolute_expires_at > v.at_time AND s.last_used_at > v.idle_cutoff
-            RETURNING s.id, s.user_id, s.refresh_hash, s.access_expires_at, s.absolute_expires_at, v.presented, v.at_time
+                AND (s.dpop_jkt IS NULL OR s.dpop_jkt = v.bound_key)
+            RETURNING s.id, s.user_id, s.refresh_hash, s.access_expires_at, s.absolute_expires_at, s.dpop_jkt, v.presented, v.at_time
         ), retired AS (
             INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT presented, id, at_time FROM rotated
         )
-        SELECT r.id AS session_id, r.refresh_hash, r.access_expires_at, r.absolute_expires_at, \(PostgresStore.userColumns),
+        SELECT r.id AS session_id, r.refresh_hash, r.access_expires_at, r.absolute_expires_at, r.dpop_jkt, \(PostgresStore.userColumns),
             EXISTS (SELECT 1 FROM passwords p WHERE p.user_id = r.user_id) AS has_password,
             EXISTS (SELECT 1 FROM passkeys k WHERE k.user_id = r.user_id) AS has_passkey, i.issuer, i.subject, i.email, i.email_verified
         FROM rotated r JOIN users u ON u.id = r.user_id LEFT JOIN identities i ON i.user_id = r.user_id
         ORDER BY r.id, i.created_at
         """
     package static let bindingDataTypes: [PostgresDataType] = [
-        .byteaArray, .byteaArray, .byteaArray, .timestamptzArray, .timestamptzArray, .timestamptzArray, .byteaArray,
+        .byteaArray, .byteaArray, .byteaArray, .timestamptzArray, .timestamptzArray, .timestamptzArray, .byteaArray, .textArray,
     ]
     package var batch: [Rotation]
 
     package func makeBindings() -> PostgresBindings {
-        var binds = PostgresBindings(capacity: 7)
+        var binds = PostgresBindings(capacity: 8)
         binds.append(batch.map(\.presentedHash.bytea))
         binds.append(batch.map(\.newAccessHash.bytea))
         binds.append(batch.map(\.newRefreshHash.bytea))
@@ -105,6 +109,8 @@ package struct RotateSessions: PreparedStatement {
         binds.append(batch.map(\.now))
         binds.append(batch.map { $0.now.addingTimeInterval(-$0.idleLifetime) })
         binds.append(batch.map(\.retryBox.bytea))
+        // Arrays of optionals do not encode: '' stands for no key (a thumbprint is never empty).
+        binds.append(batch.map { $0.boundKey ?? "" })
         return binds
     }
 }

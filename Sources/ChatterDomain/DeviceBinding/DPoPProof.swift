@@ -1,0 +1,151 @@
+import ChatterCore
+import Crypto
+import Foundation
+
+/// A DPoP proof (RFC 9449 §4) that passed every check of its own: its signature by the key in its header,
+/// its type and algorithm, and what it names (method, URL, time, access token, nonce). Whether its `jti` was
+/// seen before is the store's to say (`DPoPProofRepository`), and whether its key holds the session the
+/// caller's to check.
+public struct DPoPProof: Sendable, Equatable {
+    /// The key's JWK thumbprint (RFC 7638): what a session is bound to.
+    public var thumbprint: String
+    public var jti: String
+    public var issuedAt: Date
+}
+
+/// The request a proof must name (RFC 9449 §4.3, checks 8 and 9).
+public struct DPoPTarget: Sendable, Equatable {
+    public var method: String
+    /// The request's authority (`Host`), lowercased by the caller or not: compared without case.
+    public var authority: String
+    /// The request's path without its query.
+    public var path: String
+
+    public init(method: String, authority: String, path: String) {
+        self.method = method
+        self.authority = authority
+        self.path = path
+    }
+}
+
+/// Parses and checks DPoP proofs: ES256 only, the key in the header as a P-256 JWK with no private part.
+public struct DPoPVerifier: Sendable {
+    /// A proof is a few hundred bytes; a header past this is refused before any parsing.
+    public static let maximumLength = 2048
+    /// A proof is accepted from `pastWindow` seconds after its `iat`: the same span bounds how long its `jti`
+    /// is kept (`keepUntil`). A client's clock may run `futureSkew` seconds ahead.
+    public var pastWindow: Double = 120
+    public var futureSkew: Double = 60
+    /// Set when the operator asks for server nonces (RFC 9449 §8): a proof must then carry a current one.
+    public var nonces: DPoPNonces?
+
+    public init(nonces: DPoPNonces? = nil) {
+        self.nonces = nonces
+    }
+
+    /// Until when a proof's `jti` must be remembered: after that its `iat` is too old to be accepted again.
+    public func keepUntil(_ proof: DPoPProof) -> Date {
+        proof.issuedAt.addingTimeInterval(pastWindow)
+    }
+
+    /// Checks `text` (a `DPoP` header's value) against the request it came with. `accessToken`: the token
+    /// the request presents, whose hash the proof must carry as `ath`; nil where none is presented (sign-in,
+    /// refresh), when an `ath` is not asked for.
+    public func verify(_ text: String, for target: DPoPTarget, accessToken: String?, at now: Date) throws(DPoPError) -> DPoPProof {
+        let utf8 = text.utf8
+        guard utf8.count <= Self.maximumLength else { throw .rejected(.malformed, "the proof is longer than \(Self.maximumLength) bytes") }
+        let parts = utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(String(decoding: parts[0], as: UTF8.self)),
+            let payloadBytes = Base64URL.decode(String(decoding: parts[1], as: UTF8.self)),
+            let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self))
+        else { throw .rejected(.malformed, "the proof is not a compact JWS of three base64url parts") }
+        // fail-closed: a header or payload that does not decode is refused as malformed
+        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
+            let claims = try? JSONDecoder().decode(Claims.self, from: Data(payloadBytes))
+        else { throw .rejected(.malformed, "the proof's header or claims are not the JSON RFC 9449 describes") }
+        guard header.typ == "dpop+jwt" else { throw .rejected(.type, "the proof's typ is not dpop+jwt") }
+        guard header.alg == "ES256" else { throw .rejected(.algorithm, "only ES256 proofs are accepted") }
+        let key = try Self.publicKey(header.jwk)
+        guard signature.count == 64,
+            // fail-closed: a signature that is not 64 bytes of r and s is refused as a bad signature
+            let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.key.isValidSignature(ecdsa, for: Array(utf8.prefix(parts[0].count + 1 + parts[1].count)))
+        else { throw .rejected(.signature, "the proof's signature does not verify with the key in its header") }
+        guard claims.htm == target.method else { throw .rejected(.method, "the proof names another method than \(target.method)") }
+        guard Self.names(claims.htu, target) else { throw .rejected(.url, "the proof's htu is not this request's URL") }
+        let issued = Date(timeIntervalSince1970: claims.iat)
+        guard claims.iat.isFinite, issued.timeIntervalSince(now) <= futureSkew, now.timeIntervalSince(issued) <= pastWindow else {
+            throw .rejected(.issuedAt, "the proof's iat is not within \(Int(pastWindow)) seconds of now")
+        }
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw .rejected(.malformed, "the proof's jti is empty or too long") }
+        if let accessToken {
+            guard let ath = claims.ath, constantTimeEqual(Array(ath.utf8), Array(Self.accessTokenHash(accessToken).utf8)) else {
+                throw .rejected(.accessTokenHash, "the proof's ath is not the hash of the access token sent with it")
+            }
+        }
+        if let nonces {
+            guard let nonce = claims.nonce, nonces.isCurrent(nonce, at: now) else { throw .nonce(fresh: nonces.current(at: now)) }
+        }
+        return DPoPProof(thumbprint: key.thumbprint, jti: claims.jti, issuedAt: issued)
+    }
+
+    /// `ath` (RFC 9449 §4.2): base64url of the SHA-256 of the access token's ASCII.
+    public static func accessTokenHash(_ token: String) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Array(token.utf8))))
+    }
+
+    /// The JWK thumbprint (RFC 7638 §3) of a P-256 key given by its coordinates, as members sorted by name.
+    public static func thumbprint(x: String, y: String) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Array(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8))))
+    }
+
+    private static func publicKey(_ jwk: JWK) throws(DPoPError) -> (key: P256.Signing.PublicKey, thumbprint: String) {
+        guard jwk.kty == "EC", jwk.crv == "P-256" else { throw .rejected(.key, "the proof's key is not a P-256 EC key") }
+        guard jwk.d == nil else { throw .rejected(.key, "the proof's header carries a private key") }
+        // Each coordinate in its one canonical spelling, so one key has one thumbprint.
+        guard let x = Base64URL.decode(jwk.x), let y = Base64URL.decode(jwk.y), x.count == 32, y.count == 32,
+            Base64URL.encode(x) == jwk.x, Base64URL.encode(y) == jwk.y,
+            // fail-closed: coordinates off the curve are refused as a bad key
+            let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
+        else { throw .rejected(.key, "the proof's key is not a point on P-256") }
+        return (key, thumbprint(x: jwk.x, y: jwk.y))
+    }
+
+    /// Whether `htu` is the request's URL (RFC 9449 §4.3 check 9): http or https, the request's authority
+    /// (without case; a default port may be spelt or left out), its path exactly, no query or fragment
+    /// compared. The scheme is not compared: behind a TLS-terminating proxy chatterd sees plain HTTP.
+    static func names(_ htu: String, _ target: DPoPTarget) -> Bool {
+        guard htu.utf8.count <= 1024, let url = URLComponents(string: htu), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = url.percentEncodedHost, url.user == nil, url.password == nil
+        else { return false }
+        let port = url.port.map { ":\($0)" } ?? ""
+        let defaultPort = scheme == "https" ? ":443" : ":80"
+        let authority = (host + (port == defaultPort ? "" : port)).lowercased()
+        var wanted = target.authority.lowercased()
+        if wanted.hasSuffix(defaultPort) { wanted.removeLast(defaultPort.count) }
+        return authority == wanted && url.percentEncodedPath == target.path
+    }
+
+    struct JWK: Decodable {
+        var kty: String
+        var crv: String
+        var x: String
+        var y: String
+        var d: String?
+    }
+
+    struct Header: Decodable {
+        var typ: String
+        var alg: String
+        var jwk: JWK
+    }
+
+    struct Claims: Decodable {
+        var jti: String
+        var htm: String
+        var htu: String
+        var iat: Double
+        var ath: String?
+        var nonce: String?
+    }
+}

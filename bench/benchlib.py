@@ -246,11 +246,13 @@ class Client:
         self.port, self.timeout = port, timeout
         self.conn = None
 
-    def request(self, method, path, body=None, bearer=None):
+    def request(self, method, path, body=None, bearer=None, headers=None):
         if self.conn is None:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         data = None if body is None else (body if isinstance(body, (bytes, str)) else json.dumps(body))
-        headers = {"Content-Type": "application/json"} if data is not None else {}
+        headers = dict(headers or {})
+        if data is not None:
+            headers["Content-Type"] = "application/json"
         if bearer:
             headers["Authorization"] = f"Bearer {bearer}"
         try:
@@ -329,9 +331,35 @@ def email_codes(port, outbox, first, seconds, threads=2, connections=64):
     return codes
 
 
-def native_sign_in(client, token):
-    """POST /v1/auth/google; returns the session (accessToken, refreshToken, ...)."""
-    return expect_ok(client.post("/v1/auth/google", {"clientID": CLIENT_ID, "idToken": token}), "google sign-in")
+def native_sign_in(client, token, dpop=None):
+    """POST /v1/auth/google; returns the session (accessToken, refreshToken, ...). With `dpop` (a DPoPKey),
+    the session is bound to that key."""
+    headers = {"DPoP": dpop.proof("POST", f"http://127.0.0.1:{client.port}/v1/auth/google")} if dpop else None
+    return expect_ok(client.request("POST", "/v1/auth/google", {"clientID": CLIENT_ID, "idToken": token}, headers=headers), "google sign-in")
+
+
+class DPoPKey:
+    """A client's DPoP key (RFC 9449, ES256) in software, as an app's would sign: proofs made here with
+    Python's `cryptography`, never by chatterd's own code."""
+
+    def __init__(self):
+        from cryptography.hazmat.primitives.asymmetric import ec
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        numbers = self.key.public_key().public_numbers()
+        jwk = {"kty": "EC", "crv": "P-256", "x": b64url(numbers.x.to_bytes(32, "big")), "y": b64url(numbers.y.to_bytes(32, "big"))}
+        self.header = b64url(json.dumps({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk}, separators=(",", ":")).encode())
+
+    def proof(self, method, url, access_token=None):
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+        claims = {"jti": b64url(secrets.token_bytes(12)), "htm": method, "htu": url, "iat": int(time.time())}
+        if access_token:
+            import hashlib
+            claims["ath"] = b64url(hashlib.sha256(access_token.encode()).digest())
+        signing_input = self.header + "." + b64url(json.dumps(claims, separators=(",", ":")).encode())
+        r, s = decode_dss_signature(self.key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+        return signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
 def web_session_cookie(port, bearer):
@@ -512,19 +540,20 @@ def write_requests(path, requests):
     return path
 
 
-def wrk_command(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None, once=False):
+def wrk_command(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None, once=False,
+                dpop_proofs=None):
     """wrk's command line and environment: rotate.lua over `requests_file` (each request at most once
-    with `once`), or over refresh chains."""
+    with `once`), or over refresh chains (each refresh with one of `dpop_proofs`, when given)."""
     cmd = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(duration))}s", "--timeout", timeout,
            "-s", str(WRK_SCRIPT), f"http://127.0.0.1:{port}"]
     env = dict(os.environ, BENCH_REQUESTS=str(requests_file or ""), BENCH_THREADS=str(threads),
-               BENCH_REFRESH_TOKENS=str(refresh_tokens or ""), BENCH_ONCE="1" if once else "")
+               BENCH_REFRESH_TOKENS=str(refresh_tokens or ""), BENCH_ONCE="1" if once else "", BENCH_DPOP_PROOFS=str(dpop_proofs or ""))
     return cmd, env
 
 
-def wrk(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None, once=False):
+def wrk(port, requests_file, duration, threads=2, connections=64, timeout="10s", refresh_tokens=None, once=False, dpop_proofs=None):
     """Runs wrk with rotate.lua and returns its result: requests/s, latency percentiles (ms), statuses."""
-    cmd, env = wrk_command(port, requests_file, duration, threads, connections, timeout, refresh_tokens, once)
+    cmd, env = wrk_command(port, requests_file, duration, threads, connections, timeout, refresh_tokens, once, dpop_proofs)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     return wrk_result(out)
 

@@ -44,6 +44,18 @@ local function init_refresh_chains(file)
       end
    end
    assert(#fresh > 0, "no refresh tokens for thread " .. thread_index)
+   -- DPoP-bound sessions: each refresh carries a proof of its own ($BENCH_DPOP_PROOFS, one per line).
+   local proofs_file = os.getenv("BENCH_DPOP_PROOFS")
+   if proofs_file and proofs_file ~= "" then
+      proofs = {}
+      n = 0
+      for proof in io.lines(proofs_file) do
+         n = n + 1
+         if n % share == thread_index - 1 then
+            proofs[#proofs + 1] = proof
+         end
+      end
+   end
 end
 
 local function format(line)
@@ -99,8 +111,12 @@ function request()
    if fresh then
       -- A thread holds more tokens than it has connections, so one is always free.
       local token = table.remove(fresh)
-      return wrk.format("POST", "/v1/auth/refresh", {["Content-Type"] = "application/json"},
-         '{"refreshToken":"' .. token .. '"}')
+      local headers = {["Content-Type"] = "application/json"}
+      if proofs then
+         -- A thread that runs out sends none, which chatterd refuses (the row reports unexpected answers).
+         headers["DPoP"] = table.remove(proofs)
+      end
+      return wrk.format("POST", "/v1/auth/refresh", headers, '{"refreshToken":"' .. token .. '"}')
    end
    if once then
       -- Each request once; a thread that runs out repeats its last, which chatterd refuses (and the row

@@ -156,7 +156,7 @@ import Testing
             #expect(next.tokenType == "DPoP")
             #expect(try await h.bound(.get, NativePath.me, next.accessToken, key).status == .ok)
             #expect(try await h.get(NativePath.me, bearer: next.accessToken).status == .unauthorized, "the new token is bound too")
-            // The retired token again, by the thief: refused without ending the session; by the owner: reuse.
+            // The retired token again, by a thief with another key: refused, and the session goes on.
             let replayed = try await h.post(NativePath.refresh, json: try h.json(body), headers: [.dpop: DPoPTestKey().proof("POST", url, at: h.clock.now)])
             #expect(try h.error(replayed).code == .invalidDPoPProof)
             #expect(try await h.bound(.get, NativePath.me, next.accessToken, key).status == .ok)

@@ -279,6 +279,7 @@ if let mode = Context.environment["CHATTER_FUZZ"] {
         ("fuzz-web-forms", "WebForms", edge + [.product(name: "Mustache", package: "swift-mustache", condition: server)]),
         ("fuzz-cbor", "CBOR", domain),
         ("fuzz-passkey-responses", "PasskeyResponses", domain + ["ChatterWire", .product(name: "X509", package: "swift-certificates", condition: server)]),
+        ("fuzz-device-binding", "DeviceBinding", domain),
         (
             "fuzz-second-factor", "SecondFactor",
             edge + [

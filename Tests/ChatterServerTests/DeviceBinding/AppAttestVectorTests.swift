@@ -1,6 +1,6 @@
+import ChatterTestSupport
 import Crypto
 import Foundation
-import ChatterTestSupport
 import Testing
 import X509
 
@@ -57,7 +57,8 @@ import X509
         let vectors = try Self.vectors("attestation")
         #expect(vectors.count >= 15)
         for (path, v) in vectors {
-            let report = await verifier(at: v.at).inspectAttestation(v.object, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.app_id, environment: v.env)
+            let report = await verifier(at: v.at).inspectAttestation(
+                v.object, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.app_id, environment: v.env)
             #expect(report.passed, "\(path):\n\(report.text)")
             #expect(report.results.map(\.check) == [.format, .chain, .nonce, .keyID, .appID, .counter, .environment, .credentialID], "\(path)")
             #expect(report.verified.map { Array(SHA256.hash(data: $0.publicKey)) } == v.keyID, "\(path)")
@@ -104,23 +105,41 @@ import X509
             ("a byte after it", object + [0]),
             ("too large", [UInt8](repeating: 0, count: AppAttestVerifier.maximumBytes + 1)),
             ("another format", encodeAgain { $0 = $0.map { $0.key.text == "fmt" ? CBOR.Entry(key: $0.key, value: .text("apple")) : $0 } }),
-            ("no receipt", encodeAgain { entries in
-                entries = entries.map { entry in
-                    guard entry.key.text == "attStmt", let inner = entry.value.entries else { return entry }
-                    return CBOR.Entry(key: entry.key, value: .map(inner.filter { $0.key.text != "receipt" }))
+            (
+                "no receipt",
+                encodeAgain { entries in
+                    entries = entries.map { entry in
+                        guard entry.key.text == "attStmt", let inner = entry.value.entries else { return entry }
+                        return CBOR.Entry(key: entry.key, value: .map(inner.filter { $0.key.text != "receipt" }))
+                    }
                 }
-            }),
-            ("one certificate", encodeAgain { entries in
-                entries = entries.map { entry in
-                    guard entry.key.text == "attStmt", let inner = entry.value.entries else { return entry }
-                    return CBOR.Entry(key: entry.key, value: .map(inner.map { $0.key.text == "x5c" ? CBOR.Entry(key: $0.key, value: .array(Array(($0.value.array ?? []).prefix(1)))) : $0 }))
+            ),
+            (
+                "one certificate",
+                encodeAgain { entries in
+                    entries = entries.map { entry in
+                        guard entry.key.text == "attStmt", let inner = entry.value.entries else { return entry }
+                        return CBOR.Entry(
+                            key: entry.key,
+                            value: .map(
+                                inner.map { $0.key.text == "x5c" ? CBOR.Entry(key: $0.key, value: .array(Array(($0.value.array ?? []).prefix(1)))) : $0 }))
+                    }
                 }
-            }),
-            ("authData cut short", encodeAgain { $0 = $0.map { $0.key.text == "authData" ? CBOR.Entry(key: $0.key, value: .bytes(Array(($0.value.bytes ?? []).prefix(40)))) : $0 } }),
-            ("authData with bytes after it", encodeAgain { $0 = $0.map { $0.key.text == "authData" ? CBOR.Entry(key: $0.key, value: .bytes(($0.value.bytes ?? []) + [1, 2])) : $0 } }),
+            ),
+            (
+                "authData cut short",
+                encodeAgain {
+                    $0 = $0.map { $0.key.text == "authData" ? CBOR.Entry(key: $0.key, value: .bytes(Array(($0.value.bytes ?? []).prefix(40)))) : $0 }
+                }
+            ),
+            (
+                "authData with bytes after it",
+                encodeAgain { $0 = $0.map { $0.key.text == "authData" ? CBOR.Entry(key: $0.key, value: .bytes(($0.value.bytes ?? []) + [1, 2])) : $0 } }
+            ),
         ]
         for (what, bytes) in cases {
-            let report = await verifier(at: v.at).inspectAttestation(bytes, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.app_id, environment: v.env)
+            let report = await verifier(at: v.at).inspectAttestation(
+                bytes, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.app_id, environment: v.env)
             #expect(failed(report) == [.format] && report.results.count == 1, "\(what): \(report.text)")
         }
     }
@@ -158,6 +177,20 @@ import X509
         }
     }
 
+    /// After the credential's key, devices since 2026 append one CBOR map without the extension flag (Apple's
+    /// 2026 sample in its validation guide): one map is taken there; anything else after the key is refused.
+    @Test func oneMapAfterTheKeyIsTakenAndNothingElse() throws {
+        let (_, v) = try #require(try Self.vectors("attestation").first)
+        let authData = try #require(try CBORDecoder.decodeWhole(v.object)["authData"]?.bytes)
+        let map = Self.encode(.map([CBOR.Entry(key: .text("apple_bundle_version_01"), value: .text("1"))]))
+        let read = try AppAttestAuthenticatorData(authData + map, attested: true)
+        #expect(read.credentialID == v.keyID && read.counter == 0)
+        for trailing: [UInt8] in [[0x01], map + [0x00], Self.encode(.array([.unsigned(1)])), [0xA1]] {
+            #expect(throws: AppAttestAuthenticatorData.Failure.self) { try AppAttestAuthenticatorData(authData + trailing, attested: true) }
+        }
+        #expect(throws: AppAttestAuthenticatorData.Failure.self) { try AppAttestAuthenticatorData(Array(authData.prefix(36)), attested: false) }
+    }
+
     /// `chatterd check-app-attest` takes what a server holds, prints each check, and exits 0 only when all pass.
     @Test func checkAppAttestExplainsEachCheckAndExitsZeroOnlyWhenAllPass() async throws {
         let attestation = try #require(try Self.vectors("attestation").first { $0.0.contains("veehaitch-ios-14.4") }?.1)
@@ -169,7 +202,8 @@ import X509
         let text = String(decoding: passed.output, as: UTF8.self)
         #expect(passed.status == 0, "\(text)")
         #expect(text.contains("PASS  chain") && text.contains("PASS  nonce") && text.hasSuffix("bytes\n"), "\(text)")
-        let otherApp = try #require(try await AdminCommandTests.run(base + ["--app-id", "ABCDEFGHIJ.com.example.other", "--at", "\(Int(attestation.at ?? 0))"]))
+        let otherApp = try #require(
+            try await AdminCommandTests.run(base + ["--app-id", "ABCDEFGHIJ.com.example.other", "--at", "\(Int(attestation.at ?? 0))"]))
         #expect(otherApp.status != 0 && String(decoding: otherApp.output, as: UTF8.self).contains("FAIL  app_id"))
         let now = try #require(try await AdminCommandTests.run(base + ["--app-id", attestation.app_id]))
         #expect(now.status != 0 && String(decoding: now.output, as: UTF8.self).contains("FAIL  chain"), "the leaf of 2021 has expired")

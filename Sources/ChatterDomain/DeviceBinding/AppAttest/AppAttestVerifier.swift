@@ -65,22 +65,35 @@ public struct AppAttestVerifier: Sendable {
         case .validCertificate:
             report.record(.chain, true, "to Apple App Attestation Root CA at \(at.formatted(.iso8601))")
         case .couldNotValidate(let failures):
-            report.record(.chain, false, "not to Apple App Attestation Root CA at \(at.formatted(.iso8601)): \(failures.first.map { "\($0.policyFailureReason)" } ?? "no path")")
+            report.record(
+                .chain, false,
+                "not to Apple App Attestation Root CA at \(at.formatted(.iso8601)): \(failures.first.map { "\($0.policyFailureReason)" } ?? "no path")")
         }
         let expected = Array(SHA256.hash(data: parsed.authData.bytes + clientDataHash))
         // fail-closed: a nonce extension that is absent or does not parse is nil, never the expected hash
         let nonce = leaf.extensions[oid: AppleAnonymous.nonceExtension].flatMap { try? AppleAnonymous.nonce(in: $0.value) }
-        report.record(.nonce, nonce == expected, nonce == nil ? "the certificate has no nonce extension (1.2.840.113635.100.8.2)" : nonce == expected ? "SHA-256 of authenticator data and client data hash" : "the certificate's nonce is not SHA-256 of authenticator data and client data hash")
+        report.record(
+            .nonce, nonce == expected,
+            nonce == nil
+                ? "the certificate has no nonce extension (1.2.840.113635.100.8.2)"
+                : nonce == expected
+                    ? "SHA-256 of authenticator data and client data hash" : "the certificate's nonce is not SHA-256 of authenticator data and client data hash"
+        )
         // fail-closed: a leaf key that is not P-256 is nil, and refused as the wrong key
         let point = P256.Signing.PublicKey(leaf.publicKey).map { Array($0.x963Representation) }
         let keyHash = point.map { Array(SHA256.hash(data: $0)) }
-        report.record(.keyID, keyHash.map { constantTimeEqual($0, keyID) } ?? false, keyHash == nil ? "the certificate's key is not P-256" : "SHA-256 of the certificate's key is\(keyHash == keyID ? "" : " not") the key ID")
+        report.record(
+            .keyID, keyHash.map { constantTimeEqual($0, keyID) } ?? false,
+            keyHash == nil ? "the certificate's key is not P-256" : "SHA-256 of the certificate's key is\(keyHash == keyID ? "" : " not") the key ID")
         let appHash = Array(SHA256.hash(data: Array(appID.utf8)))
         report.record(.appID, parsed.authData.rpIDHash == appHash, "the RP ID hash is\(parsed.authData.rpIDHash == appHash ? "" : " not") SHA-256 of \(appID)")
         report.record(.counter, parsed.authData.counter == 0, "the counter is \(parsed.authData.counter)\(parsed.authData.counter == 0 ? "" : " (0 expected)")")
         let named: AppAttestEnvironment? = [AppAttestEnvironment.development, .production].first { $0.aaguid == parsed.authData.aaguid }
-        report.record(.environment, named == environment, "the AAGUID names \(named?.rawValue ?? "no environment")\(named == environment ? "" : ", \(environment.rawValue) expected")")
-        report.record(.credentialID, parsed.authData.credentialID == keyID, "the credential ID is\(parsed.authData.credentialID == keyID ? "" : " not") the key ID")
+        report.record(
+            .environment, named == environment,
+            "the AAGUID names \(named?.rawValue ?? "no environment")\(named == environment ? "" : ", \(environment.rawValue) expected")")
+        report.record(
+            .credentialID, parsed.authData.credentialID == keyID, "the credential ID is\(parsed.authData.credentialID == keyID ? "" : " not") the key ID")
         if report.firstFailure == nil, let point {
             report.verified = AttestedKey(keyID: keyID, publicKey: point, environment: environment, receipt: parsed.receipt)
         }
@@ -113,10 +126,18 @@ public struct AppAttestVerifier: Sendable {
         let key = try? P256.Signing.PublicKey(x963Representation: publicKey)
         let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature)
         let valid = key.flatMap { key in ecdsa.map { key.isValidSignature($0, for: nonce) } } ?? false
-        report.record(.signature, valid, key == nil ? "the public key is not a P-256 point" : ecdsa == nil ? "the signature is not DER ECDSA" : valid ? "by the attested key over SHA-256 of authenticator data and client data hash" : "does not verify with the attested key")
+        report.record(
+            .signature, valid,
+            key == nil
+                ? "the public key is not a P-256 point"
+                : ecdsa == nil
+                    ? "the signature is not DER ECDSA"
+                    : valid ? "by the attested key over SHA-256 of authenticator data and client data hash" : "does not verify with the attested key")
         let appHash = Array(SHA256.hash(data: Array(appID.utf8)))
         report.record(.appID, authData.rpIDHash == appHash, "the RP ID hash is\(authData.rpIDHash == appHash ? "" : " not") SHA-256 of \(appID)")
-        report.record(.counter, authData.counter > previousCounter, "the counter is \(authData.counter)\(authData.counter > previousCounter ? "" : ", not above \(previousCounter)")")
+        report.record(
+            .counter, authData.counter > previousCounter,
+            "the counter is \(authData.counter)\(authData.counter > previousCounter ? "" : ", not above \(previousCounter)")")
         if report.firstFailure == nil { report.verified = authData.counter }
         return report
     }

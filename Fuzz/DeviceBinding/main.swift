@@ -1,0 +1,84 @@
+// Fuzz target `device-binding`: arbitrary bytes through what reads a device's proofs: a DPoP proof
+// (`DPoPVerifier.verify`, RFC 9449) and App Attest's attestation objects and assertions
+// (`AppAttestVerifier`), against fixed real vectors (RFC 9449's Figure 13 proof; veehaitch's iOS 14.4
+// attestation and assertion) with the clock pinned inside their validity.
+//
+// Input: the first byte picks the reader (0: a DPoP proof as the header's text; 1: an attestation object;
+// 2: an assertion), the rest is the value.
+
+import Foundation
+import FuzzSupport
+
+@testable import ChatterCore
+@testable import ChatterDomain
+
+enum Fixture {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tests/ChatterServerTests/Fixtures/vectors")
+    static let proofTarget = DPoPTarget(method: "GET", authority: "resource.example.org", path: "/protectedresource")
+    static let accessToken = "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU"
+    static let proofTime = Date(timeIntervalSince1970: 1_562_262_620)
+    static let appID = "6MURL8TA57.de.vincent-haupert.apple-appattest-poc"
+    // veehaitch/devicecheck-appattest's iOS 14.4 sample: clientData "wurzelpfropf".
+    static let clientDataHash = AppAttestVerifier.clientDataHash(Array("wurzelpfropf".utf8))
+    static let attestationTime = Date(timeIntervalSince1970: 1_611_404_013)
+
+    static func vector(_ name: String) -> [String: Any] {
+        let path = root.appendingPathComponent("appattest/\(name).json")
+        guard let data = try? Data(contentsOf: path), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            fatalError("cannot read \(path.path)")
+        }
+        return object
+    }
+
+    static let attestation = vector("veehaitch-ios-14.4-attestation")
+    static let assertion = vector("veehaitch-ios-14.4-assertion")
+    static let keyID = Base64URL.decodeAnySpelling(attestation["key_id"] as? String ?? "") ?? []
+    static let attestationBytes = Base64URL.decodeAnySpelling(attestation["attestation"] as? String ?? "") ?? []
+    static let assertionBytes = Base64URL.decodeAnySpelling(assertion["assertion"] as? String ?? "") ?? []
+    static let publicKey = AppAttestVerifier.publicKeyPoint(assertion["public_key"] as? String ?? "") ?? []
+}
+
+/// What every report promises: each check at most once, in Apple's order; accepted exactly when a value came
+/// out and nothing failed.
+func checkReport(_ report: AppAttestReport<some Sendable>, _ name: String) {
+    let checks = report.results.map(\.check)
+    invariant(Set(checks).count == checks.count, "\(name): a check reported twice: \(checks)")
+    let order = AppAttestCheck.allCases
+    invariant(checks.map { order.firstIndex(of: $0) ?? 0 } == checks.map { order.firstIndex(of: $0) ?? 0 }.sorted(), "\(name): checks out of order")
+    invariant((report.verified != nil) == (report.firstFailure == nil && !report.results.isEmpty), "\(name): verdict and results disagree")
+    _ = report.text
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = bytes(data, size)
+    guard let selector = input.first else { return 0 }
+    let value = Array(input.dropFirst())
+    switch selector % 3 {
+    case 0:
+        let text = String(decoding: value, as: UTF8.self)
+        if let proof = try? DPoPVerifier().verify(text, for: Fixture.proofTarget, accessToken: Fixture.accessToken, at: Fixture.proofTime) {
+            // Only a proof signed by the key in its own header, over this request and token, is accepted.
+            invariant(!proof.jti.isEmpty && proof.jti.utf8.count <= 256, "an accepted proof's jti is empty or too long")
+            invariant(proof.thumbprint.utf8.count == 43, "a thumbprint that is not a SHA-256")
+            invariant(text.utf8.count <= DPoPVerifier.maximumLength, "a proof over the length limit was read")
+        }
+    case 1:
+        let report = blocking {
+            await AppAttestVerifier(now: { Fixture.attestationTime }).inspectAttestation(
+                value, keyID: Fixture.keyID, clientDataHash: Fixture.clientDataHash, appID: Fixture.appID, environment: .development)
+        }
+        checkReport(report, "attestation")
+        // Only the vector itself passes: any other object changes what its certificate's nonce covers.
+        if report.passed { invariant(value == Fixture.attestationBytes, "an attestation other than the vector's passed") }
+    default:
+        let report = AppAttestVerifier().inspectAssertion(
+            value, clientDataHash: Fixture.clientDataHash, publicKey: Fixture.publicKey, appID: Fixture.appID, previousCounter: 0)
+        checkReport(report, "assertion")
+        if let counter = report.verified { invariant(counter > 0, "an assertion accepted at a counter not above the previous") }
+    }
+    return 0
+}
+
+runLibFuzzer(fuzz)

@@ -15,22 +15,31 @@ import X509
     struct Vector: Decodable {
         var source: String
         var kind: String
-        var app_id: String
+        var appID: String
         var environment: String?
         var at: Double?
-        var key_id: String?
+        var keyIDText: String?
         var attestation: String?
         var assertion: String?
-        var public_key: String?
-        var previous_counter: UInt32?
+        var publicKeyText: String?
+        var previousCounter: UInt32?
         var counter: UInt32?
-        var client_data_hash: String
+        var clientDataHashHex: String
 
-        var clientDataHash: [UInt8] { Hex.decode(client_data_hash) ?? [] }
+        enum CodingKeys: String, CodingKey {
+            case source, kind, environment, at, attestation, assertion, counter
+            case appID = "app_id"
+            case keyIDText = "key_id"
+            case publicKeyText = "public_key"
+            case previousCounter = "previous_counter"
+            case clientDataHashHex = "client_data_hash"
+        }
+
+        var clientDataHash: [UInt8] { Hex.decode(clientDataHashHex) ?? [] }
         var object: [UInt8] { Base64URL.decodeAnySpelling(attestation ?? assertion ?? "") ?? [] }
-        var keyID: [UInt8] { Base64URL.decodeAnySpelling(key_id ?? "") ?? [] }
+        var keyID: [UInt8] { Base64URL.decodeAnySpelling(keyIDText ?? "") ?? [] }
         var env: AppAttestEnvironment { AppAttestEnvironment(rawValue: environment ?? "") ?? .production }
-        var publicKey: [UInt8] { (try? P256.Signing.PublicKey(pemRepresentation: public_key ?? "")).map { Array($0.x963Representation) } ?? [] }
+        var publicKey: [UInt8] { (try? P256.Signing.PublicKey(pemRepresentation: publicKeyText ?? "")).map { Array($0.x963Representation) } ?? [] }
     }
 
     static func vectors(_ kind: String) throws -> [(String, Vector)] {
@@ -58,7 +67,7 @@ import X509
         #expect(vectors.count >= 15)
         for (path, v) in vectors {
             let report = await verifier(at: v.at).inspectAttestation(
-                v.object, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.app_id, environment: v.env)
+                v.object, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.appID, environment: v.env)
             #expect(report.passed, "\(path):\n\(report.text)")
             #expect(report.results.map(\.check) == [.format, .chain, .nonce, .keyID, .appID, .counter, .environment, .credentialID], "\(path)")
             #expect(report.verified.map { Array(SHA256.hash(data: $0.publicKey)) } == v.keyID, "\(path)")
@@ -74,13 +83,13 @@ import X509
             ) async -> [AppAttestCheck] {
                 let instant = Date(timeIntervalSince1970: at ?? v.at ?? 0)
                 let report = await AppAttestVerifier(root: root, now: { instant }).inspectAttestation(
-                    v.object, keyID: keyID ?? v.keyID, clientDataHash: hash ?? v.clientDataHash, appID: appID ?? v.app_id,
+                    v.object, keyID: keyID ?? v.keyID, clientDataHash: hash ?? v.clientDataHash, appID: appID ?? v.appID,
                     environment: environment ?? v.env)
                 #expect(!report.passed, "\(path)")
                 return failed(report)
             }
             #expect(await inspect(appID: "ZZZZZZZZZZ.com.example.other") == [.appID], "another app: \(path)")
-            #expect(await inspect(appID: v.app_id.uppercased()) == [.appID], "the app ID's case: \(path)")
+            #expect(await inspect(appID: v.appID.uppercased()) == [.appID], "the app ID's case: \(path)")
             #expect(await inspect(environment: v.env == .production ? .development : .production) == [.environment], "\(path)")
             #expect(await inspect(hash: Array(SHA256.hash(data: v.clientDataHash))) == [.nonce], "another challenge: \(path)")
             #expect(await inspect(keyID: Array(SHA256.hash(data: v.keyID))) == [.keyID, .credentialID], "another key ID: \(path)")
@@ -139,7 +148,7 @@ import X509
         ]
         for (what, bytes) in cases {
             let report = await verifier(at: v.at).inspectAttestation(
-                bytes, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.app_id, environment: v.env)
+                bytes, keyID: v.keyID, clientDataHash: v.clientDataHash, appID: v.appID, environment: v.env)
             #expect(failed(report) == [.format] && report.results.count == 1, "\(what): \(report.text)")
         }
     }
@@ -149,7 +158,7 @@ import X509
         #expect(vectors.count >= 8)
         for (path, v) in vectors {
             let report = verifier(at: nil).inspectAssertion(
-                v.object, clientDataHash: v.clientDataHash, publicKey: v.publicKey, appID: v.app_id, previousCounter: v.previous_counter ?? 0)
+                v.object, clientDataHash: v.clientDataHash, publicKey: v.publicKey, appID: v.appID, previousCounter: v.previousCounter ?? 0)
             #expect(report.passed, "\(path):\n\(report.text)")
             #expect(report.verified == v.counter, "\(path)")
         }
@@ -160,8 +169,8 @@ import X509
         for (index, (path, v)) in vectors.enumerated() {
             func inspect(key: [UInt8]? = nil, hash: [UInt8]? = nil, appID: String? = nil, previous: UInt32? = nil, object: [UInt8]? = nil) -> [AppAttestCheck] {
                 let report = verifier(at: nil).inspectAssertion(
-                    object ?? v.object, clientDataHash: hash ?? v.clientDataHash, publicKey: key ?? v.publicKey, appID: appID ?? v.app_id,
-                    previousCounter: previous ?? v.previous_counter ?? 0)
+                    object ?? v.object, clientDataHash: hash ?? v.clientDataHash, publicKey: key ?? v.publicKey, appID: appID ?? v.appID,
+                    previousCounter: previous ?? v.previousCounter ?? 0)
                 #expect(!report.passed, "\(path)")
                 return failed(report)
             }
@@ -195,23 +204,23 @@ import X509
     @Test func checkAppAttestExplainsEachCheckAndExitsZeroOnlyWhenAllPass() async throws {
         let attestation = try #require(try Self.vectors("attestation").first { $0.0.contains("veehaitch-ios-14.4") }?.1)
         let base = [
-            "check-app-attest", "attestation", "--key-id", try #require(attestation.key_id), "--attestation", try #require(attestation.attestation),
+            "check-app-attest", "attestation", "--key-id", try #require(attestation.keyIDText), "--attestation", try #require(attestation.attestation),
             "--client-data", "d3VyemVscGZyb3Bm", "--development",
         ]
-        guard let passed = try await AdminCommandTests.run(base + ["--app-id", attestation.app_id, "--at", "\(Int(attestation.at ?? 0))"]) else { return }
+        guard let passed = try await AdminCommandTests.run(base + ["--app-id", attestation.appID, "--at", "\(Int(attestation.at ?? 0))"]) else { return }
         let text = String(decoding: passed.output, as: UTF8.self)
         #expect(passed.status == 0, "\(text)")
         #expect(text.contains("PASS  chain") && text.contains("PASS  nonce") && text.hasSuffix("bytes\n"), "\(text)")
         let otherApp = try #require(
             try await AdminCommandTests.run(base + ["--app-id", "ABCDEFGHIJ.com.example.other", "--at", "\(Int(attestation.at ?? 0))"]))
-        #expect(otherApp.status != 0 && String(decoding: otherApp.output, as: UTF8.self).contains("FAIL  app_id"))
-        let now = try #require(try await AdminCommandTests.run(base + ["--app-id", attestation.app_id]))
+        #expect(otherApp.status != 0 && String(decoding: otherApp.output, as: UTF8.self).contains("FAIL  appID"))
+        let now = try #require(try await AdminCommandTests.run(base + ["--app-id", attestation.appID]))
         #expect(now.status != 0 && String(decoding: now.output, as: UTF8.self).contains("FAIL  chain"), "the leaf of 2021 has expired")
 
         let assertion = try #require(try Self.vectors("assertion").first { $0.0.contains("veehaitch-ios-14.4-assertion") }?.1)
         let check = [
             "check-app-attest", "assertion", "--assertion", try #require(assertion.assertion), "--client-data-hash",
-            Data(assertion.clientDataHash).base64EncodedString(), "--public-key=\(try #require(assertion.public_key))", "--app-id", assertion.app_id,
+            Data(assertion.clientDataHash).base64EncodedString(), "--public-key=\(try #require(assertion.publicKeyText))", "--app-id", assertion.appID,
         ]
         let fresh = try #require(try await AdminCommandTests.run(check))
         #expect(fresh.status == 0, "\(String(decoding: fresh.output, as: UTF8.self))")

@@ -213,7 +213,7 @@ import X509
         #expect(text.contains("PASS  chain") && text.contains("PASS  nonce") && text.hasSuffix("bytes\n"), "\(text)")
         let otherApp = try #require(
             try await AdminCommandTests.run(base + ["--app-id", "ABCDEFGHIJ.com.example.other", "--at", "\(Int(attestation.at ?? 0))"]))
-        #expect(otherApp.status != 0 && String(decoding: otherApp.output, as: UTF8.self).contains("FAIL  appID"))
+        #expect(otherApp.status != 0 && String(decoding: otherApp.output, as: UTF8.self).contains("FAIL  app_id"))
         let now = try #require(try await AdminCommandTests.run(base + ["--app-id", attestation.appID]))
         #expect(now.status != 0 && String(decoding: now.output, as: UTF8.self).contains("FAIL  chain"), "the leaf of 2021 has expired")
 

@@ -2,7 +2,7 @@ import ChatterCore
 import Crypto
 import Foundation
 import SwiftASN1
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// A key App Attest vouched for: the key ID the app names it by, its public key, and the environment.
 public struct AttestedKey: Sendable, Equatable {
@@ -60,7 +60,7 @@ public struct AppAttestVerifier: Sendable {
         report.record(.format, true, "apple-appattest, two certificates, \(parsed.authData.bytes.count) bytes of authenticator data")
         let (leaf, intermediate) = (parsed.chain[0], parsed.chain[1])
         let at = now()
-        var verifier = Verifier(rootCertificates: CertificateStore([root])) { RFC5280Policy(validationTime: at) }
+        var verifier = Verifier(rootCertificates: CertificateStore([root])) { RFC5280Policy(fixedExpiryValidationTime: at) }
         switch await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate])) {
         case .validCertificate:
             report.record(.chain, true, "to Apple App Attestation Root CA at \(at.formatted(.iso8601))")

@@ -25,6 +25,8 @@ public final class PostgresStore: ChatterStore {
     package let rotations: BatchingLookup<Rotation, RotatedSession>
     /// Passkey sign-ins arriving together store their counters in one statement.
     package let passkeyUses: BatchingLookup<PasskeyUse, Bool>
+    /// Every request of a DPoP-bound session records its proof: many to a statement and a commit.
+    package let proofUses: BatchingLookup<ProofUse, Bool>
     public let location: String
     public let tokenKey: SessionTokenKey
 
@@ -66,6 +68,7 @@ public final class PostgresStore: ChatterStore {
             try await sessionCache.evictingRotated(batch) { try await Self.rotate(batch, on: client, logger: logger) }
         }
         passkeyUses = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in try await Self.recordUses(batch, on: client, logger: logger) }
+        proofUses = BatchingLookup(maximumBatch: 200, maximumFetchers: 2) { batch in try await Self.recordProofs(batch, on: client, logger: logger) }
     }
 
     /// Brings the schema up to date over a connection of its own (several instances starting at once

@@ -32,6 +32,8 @@ public final class SQLiteStore: ChatterStore {
     package let passkeyChallengeTakes: BatchingLookup<PasskeyChallengeTake, SQLiteRow>
     package let passkeyOwners: BatchingLookup<[UInt8], PasskeyOwner>
     package let passkeyUses: BatchingLookup<PasskeyUse, Bool>
+    /// Every request of a DPoP-bound session records its proof: many to a statement.
+    package let proofUses: BatchingLookup<ProofUse, Bool>
     package let checkpointer: SQLiteCheckpointer
     /// See `durable(_:)`.
     package let walSync: WALSync
@@ -70,6 +72,9 @@ public final class SQLiteStore: ChatterStore {
         }
         self.passkeyOwners = BatchingLookup(maximumBatch: 200, maximumFetchers: readers.all.count) { ids in
             try await Self.owners(readers.next, credentialIDs: ids)
+        }
+        self.proofUses = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
+            try await Self.recordProofs(batch, on: writer, lock: writeLock)
         }
         self.passkeyUses = BatchingLookup(maximumBatch: 200, maximumFetchers: 1) { batch in
             try await Self.recordUses(batch, on: writer, lock: writeLock)

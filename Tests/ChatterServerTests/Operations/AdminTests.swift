@@ -98,9 +98,9 @@ import Testing
 
     /// `chatterd admin` on the SQLite file chatterd serves is another process with a connection of its
     /// own: its changes reach the serving process's caches through `ExternalWrites`, which looks every 250 ms.
-    /// The bound leaves room for a whole parallel suite on two cores, under which this measured up to 1.2 s;
-    /// a change noticed only at the next start, or never, fails it.
-    @Test func anotherProcessEndingSessionsOrDeletingAnAccountOnTheSQLiteFileIsHonouredWithinTwoSeconds() async throws {
+    /// The bound leaves room for a whole parallel suite on two cores, under which this measured up to 2.2 s
+    /// (1.1 s alone); a change noticed only at the next start, or never, fails it.
+    @Test func anotherProcessEndingSessionsOrDeletingAnAccountOnTheSQLiteFileIsHonouredWithinThreeSeconds() async throws {
         try await Harness.run { h async throws in
             let session = try await h.nativeSignIn(subject: "7", name: "Mallory")
             let userID = try #require(UUID(uuidString: session.user.id))
@@ -115,14 +115,14 @@ import Testing
             }
             #expect(ended == 1)
             let refusedAfter = try await h.waitUntil { try await h.get(NativePath.me, bearer: session.accessToken).status == .unauthorized }
-            #expect(refusedAfter < .seconds(2), "the serving process refused the ended session after \(refusedAfter)")
+            #expect(refusedAfter < .seconds(3), "the serving process refused the ended session after \(refusedAfter)")
 
             let again = try await SQLiteStore.open(path: h.databasePath)
             try await again.whileRunning(logger: again.quietLogger) {
                 try await AdminService(store: again, logger: again.quietLogger).delete(userID: userID, by: operatorLogin)
             }
             let goneAfter = try await h.waitUntil { !String(buffer: try await h.get("/getchatts").body).contains("soon gone") }
-            #expect(goneAfter < .seconds(2), "the deleted account's chatt left the cached timeline after \(goneAfter)")
+            #expect(goneAfter < .seconds(3), "the deleted account's chatt left the cached timeline after \(goneAfter)")
         }
     }
 }

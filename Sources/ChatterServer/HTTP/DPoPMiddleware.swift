@@ -7,12 +7,15 @@ import Hummingbird
 /// Checks the DPoP proof (RFC 9449) a request carries, once, before any route: a proof that fails a check,
 /// or was used before, is refused here; one that passes sets `context.proof`, which a sign-in binds its
 /// session to (`ChatterRequestContext.client`), a refresh rotates with, and `SessionAuthenticator` holds a
-/// bound session's token to. A request without a proof costs one header lookup.
+/// bound session's token to. A request without a proof costs one header lookup. Only the native API
+/// (`/v1/`) reads proofs: elsewhere (the course API, the pages) a proof binds nothing, so it is not worth a
+/// signature check or a row.
 struct DPoPMiddleware: RouterMiddleware {
     typealias Context = ChatterRequestContext
     let gate: DPoPGate
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
         let token = SessionAuthenticator.dpopToken(in: request)
         guard let header = request.headers[.dpop] else {
             // Required: the token-issuing routes refuse a request without a proof before it spends a code or a

@@ -122,6 +122,19 @@ import Testing
         }
     }
 
+    /// Only the native API reads proofs: on the course API and the pages a `DPoP` header, good or not, is
+    /// ignored (it binds nothing there, and costs no check or row).
+    @Test func proofsOutsideTheNativeAPIAreIgnored() async throws {
+        try await Harness.run { h in
+            for path in ["/getchatts", "/auth", "/health"] {
+                let response = try await h.get(path, headers: [.dpop: "not.a.proof"])
+                #expect(response.status == .ok, "\(path)")
+            }
+            let refused = try await h.get(NativePath.chatts, headers: [.dpop: "not.a.proof"])
+            #expect(try refused.status == .badRequest && h.error(refused).code == .invalidDPoPProof)
+        }
+    }
+
     /// A proof is good for one request, on any instance: the same proof sent twenty times at once is taken once.
     @Test(arguments: StoreBackend.available)
     func aProofSentManyTimesAtOnceIsTakenOnce(backend: StoreBackend) async throws {

@@ -107,9 +107,18 @@ public struct SessionService: Sendable {
         }
     }
 
+    /// The session a token names where no DPoP proof can come with it (a course chatterID, the pages'
+    /// cookie): a session bound to a key is none of these, since its token alone proves nothing. Without
+    /// this, a bound app's stolen access token would work as a chatterID or a browser's cookie.
+    package func unboundSession(_ token: String) async throws -> SessionLookup {
+        let lookup = try await authenticate(token)
+        if case .valid(let session) = lookup, session.boundKey != nil { return .unknown }
+        return lookup
+    }
+
     /// The session a course chatterID names, or why there is none (the course API's own codes).
     package func session(chatterID: String) async throws -> AuthenticatedSession {
-        switch try await authenticate(chatterID) {
+        switch try await unboundSession(chatterID) {
         case .valid(let session): return session
         case .expired: throw SessionError.expiredChatterID
         case .unknown: throw SessionError.unknownChatterID

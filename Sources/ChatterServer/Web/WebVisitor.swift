@@ -26,7 +26,7 @@ struct WebVisitor: Sendable {
         let valid = existing.flatMap { $0.utf8.count == 43 ? $0 : nil }
         var session: AuthenticatedSession?
         if let token = request.cookie(SessionAuthenticator.cookieName), token.utf8.count <= 128,
-            case .valid(let found) = try await sessions.authenticate(token)
+            case .valid(let found) = try await sessions.unboundSession(token)
         {
             session = found
         }

@@ -122,6 +122,26 @@ import Testing
         }
     }
 
+    /// Where no proof can come (the course API's chatterID, the pages' cookie), a bound session's token is
+    /// no session at all: a stolen bound access token does not post as its owner nor open their account page.
+    @Test(arguments: StoreBackend.available)
+    func aBoundTokenIsNeitherAChatterIDNorACookie(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend) { h in
+            let session = try await h.boundSignIn(DPoPTestKey())
+            let before = try await h.counts()
+            let post = try await h.post("/postauth", json: try h.json(["chatterID": session.accessToken, "message": "as the owner"]))
+            #expect(try post.status == .unauthorized && h.error(post).code == .invalidSession)
+            let page = try await h.get("/account", headers: [.cookie: "\(SessionAuthenticator.cookieName)=\(session.accessToken)"])
+            #expect(page.status == .seeOther && page.headers[.location]?.hasPrefix("/auth") == true, "\(page.status)")
+            let api = try await h.get(NativePath.me, headers: [.cookie: "\(SessionAuthenticator.cookieName)=\(session.accessToken)"])
+            #expect(try api.status == .unauthorized && h.error(api).code == .invalidDPoPProof)
+            #expect(try await h.counts() == before)
+            // An unbound native token still works as a chatterID, as before.
+            let bearer = try await h.nativeSignIn(subject: "2000002")
+            #expect(try await h.post("/postauth", json: try h.json(["chatterID": bearer.accessToken, "message": "hi"])).status == .ok)
+        }
+    }
+
     /// Only the native API reads proofs: on the course API and the pages a `DPoP` header, good or not, is
     /// ignored (it binds nothing there, and costs no check or row).
     @Test func proofsOutsideTheNativeAPIAreIgnored() async throws {

@@ -13,7 +13,7 @@ import Testing
 /// Sessions bound to a DPoP key (RFC 9449), over HTTP on each database: a bound session's tokens are
 /// refused without a fresh proof by its key, on every route that takes a token, and nothing a refused
 /// request sends changes anything.
-@Suite struct BoundSessionTests {
+@Suite(.tags(.bothDatabases)) struct BoundSessionTests {
     /// Every operation of the OpenAPI document that takes an access token: the routes a bound token must be refused on.
     static func tokenOperations() throws -> [(method: HTTPRequest.Method, path: String)] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,4 +1,5 @@
 import ChatterCore
+import ChatterDomain
 import Crypto
 import Foundation
 
@@ -20,7 +21,7 @@ public struct DPoPTestKey: Sendable {
     /// RFC 7638's thumbprint of the public key, as chatterd binds a session to it.
     public var thumbprint: String {
         let (x, y) = coordinates
-        return Base64URL.encode(Array(SHA256.hash(data: Array(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8))))
+        return DPoPVerifier.thumbprint(x: x, y: y)
     }
 
     /// A proof for `method` on `url`, with `ath` when `accessToken` is given. `header` and `claims` replace
@@ -34,7 +35,7 @@ public struct DPoPTestKey: Sendable {
             #"{"typ":"\#(extraHeader["typ"] ?? "dpop+jwt")","alg":"\#(extraHeader["alg"] ?? "ES256")","jwk":{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)"\#(extraHeader["jwk-extra"] ?? "")}}"#
         if let replaced = extraHeader["whole"] { header = replaced }
         var claims = #"{"jti":"\#(jti)","htm":"\#(method)","htu":"\#(url)","iat":\#(Int(issued.timeIntervalSince1970))"#
-        if let accessToken { claims += #","ath":"\#(Base64URL.encode(Array(SHA256.hash(data: Array(accessToken.utf8)))))""# }
+        if let accessToken { claims += #","ath":"\#(DPoPVerifier.accessTokenHash(accessToken))""# }
         if let nonce { claims += #","nonce":"\#(nonce)""# }
         for (name, value) in extraClaims.sorted(by: { $0.key < $1.key }) { claims += #","\#(name)":\#(value)"# }
         claims += "}"

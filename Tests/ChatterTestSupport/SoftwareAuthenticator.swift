@@ -143,6 +143,20 @@ public enum CBOREncoder {
         }
     }
 
+    /// A decoded item encoded again (definite lengths, shortest heads), for tests that change a real
+    /// object and send it back: the kinds an attestation holds; others encode to nothing.
+    public static func reencode(_ item: CBOR) -> [UInt8] {
+        switch item {
+        case .unsigned(let n): head(0, n)
+        case .negative(let n): head(1, n)
+        case .bytes(let b): head(2, UInt64(b.count)) + b
+        case .text(let t): head(3, UInt64(t.utf8.count)) + Array(t.utf8)
+        case .array(let a): head(4, UInt64(a.count)) + a.flatMap(reencode)
+        case .map(let m): head(5, UInt64(m.count)) + m.flatMap { reencode($0.key) + reencode($0.value) }
+        default: []
+        }
+    }
+
     /// A head (RFC 8949 §3.1): the major type and its argument, in the shortest form.
     public static func head(_ major: UInt8, _ value: UInt64) -> [UInt8] {
         let type = major << 5

@@ -60,8 +60,9 @@ public struct DPoPVerifier: Sendable {
             let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self))
         else { throw .rejected(.malformed, "the proof is not a compact JWS of three base64url parts") }
         // fail-closed: a header or payload that does not decode is refused as malformed
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
-            let claims = try? JSONDecoder().decode(Claims.self, from: Data(payloadBytes))
+        let decoder = JSONDecoder()
+        guard let header = try? decoder.decode(Header.self, from: Data(headerBytes)),
+            let claims = try? decoder.decode(Claims.self, from: Data(payloadBytes))
         else { throw .rejected(.malformed, "the proof's header or claims are not the JSON RFC 9449 describes") }
         guard header.typ == "dpop+jwt" else { throw .rejected(.type, "the proof's typ is not dpop+jwt") }
         guard header.alg == "ES256" else { throw .rejected(.algorithm, "only ES256 proofs are accepted") }

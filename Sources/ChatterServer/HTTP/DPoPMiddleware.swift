@@ -16,7 +16,6 @@ struct DPoPMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
-        let token = SessionAuthenticator.dpopToken(in: request)
         guard let header = request.headers[.dpop] else {
             // Required: the token-issuing routes refuse a request without a proof before it spends a code or a
             // challenge (`SessionService` refuses the session itself too, whatever the route).
@@ -27,6 +26,7 @@ struct DPoPMiddleware: RouterMiddleware {
             }
             return try await next(request, context)
         }
+        let token = SessionAuthenticator.dpopToken(in: request)
         var context = context
         do {
             // RFC 9449 §4.3 check 1: exactly one proof.

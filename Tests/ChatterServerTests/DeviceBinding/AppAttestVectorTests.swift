@@ -106,7 +106,7 @@ import X509
         func encodeAgain(_ change: (inout [CBOR.Entry]) -> Void) -> [UInt8] {
             var entries = map.entries ?? []
             change(&entries)
-            return Self.encode(.map(entries))
+            return CBOREncoder.reencode(.map(entries))
         }
         let cases: [(String, [UInt8])] = [
             ("empty", []),
@@ -191,10 +191,10 @@ import X509
     @Test func oneMapAfterTheKeyIsTakenAndNothingElse() throws {
         let (_, v) = try #require(try Self.vectors("attestation").first)
         let authData = try #require(try CBORDecoder.decodeWhole(v.object)["authData"]?.bytes)
-        let map = Self.encode(.map([CBOR.Entry(key: .text("apple_bundle_version_01"), value: .text("1"))]))
+        let map = CBOREncoder.reencode(.map([CBOR.Entry(key: .text("apple_bundle_version_01"), value: .text("1"))]))
         let read = try AppAttestAuthenticatorData(authData + map, attested: true)
         #expect(read.credentialID == v.keyID && read.counter == 0)
-        for trailing: [UInt8] in [[0x01], map + [0x00], Self.encode(.array([.unsigned(1)])), [0xA1]] {
+        for trailing: [UInt8] in [[0x01], map + [0x00], CBOREncoder.reencode(.array([.unsigned(1)])), [0xA1]] {
             #expect(throws: AppAttestAuthenticatorData.Failure.self) { try AppAttestAuthenticatorData(authData + trailing, attested: true) }
         }
         #expect(throws: AppAttestAuthenticatorData.Failure.self) { try AppAttestAuthenticatorData(Array(authData.prefix(36)), attested: false) }
@@ -226,18 +226,5 @@ import X509
         #expect(fresh.status == 0, "\(String(decoding: fresh.output, as: UTF8.self))")
         let replayed = try #require(try await AdminCommandTests.run(check + ["--previous-counter", "\(assertion.counter ?? 0)"]))
         #expect(replayed.status != 0 && String(decoding: replayed.output, as: UTF8.self).contains("FAIL  counter"))
-    }
-
-    /// The items an attestation holds, encoded again after a change (definite lengths, shortest heads).
-    static func encode(_ item: CBOR) -> [UInt8] {
-        switch item {
-        case .unsigned(let n): CBOREncoder.head(0, n)
-        case .negative(let n): CBOREncoder.head(1, n)
-        case .bytes(let b): CBOREncoder.head(2, UInt64(b.count)) + b
-        case .text(let t): CBOREncoder.head(3, UInt64(t.utf8.count)) + Array(t.utf8)
-        case .array(let a): CBOREncoder.head(4, UInt64(a.count)) + a.flatMap(encode)
-        case .map(let m): CBOREncoder.head(5, UInt64(m.count)) + m.flatMap { encode($0.key) + encode($0.value) }
-        default: []
-        }
     }
 }

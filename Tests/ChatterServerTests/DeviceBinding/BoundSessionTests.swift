@@ -239,6 +239,33 @@ import Testing
         }
     }
 
+    /// `--require-dpop` turned on with a bearer session live (an app from before): its bearer token is
+    /// refused, naming the requirement, until a refresh with a proof binds the session, which then goes on.
+    @Test(arguments: StoreBackend.available)
+    func aBearerSessionFromBeforeTheRequirementIsBoundByItsNextRefresh(backend: StoreBackend) async throws {
+        try await Harness.run(backend: backend, configure: { $0.requireDPoP = true }) { h in
+            let user = try await h.store.signIn(IdentityKey(issuer: TestIssuer.googleIssuer, subject: "older-app"), "Ada")
+            let id = UUID()
+            let key = h.store.tokenKey
+            let access = SessionToken.generate(naming: id, as: .access, signedWith: key)
+            let refresh = SessionToken.generate(naming: id, as: .refresh, signedWith: key)
+            try await h.store.createSession(
+                NewSession(
+                    id: id, userID: user.id, method: "google", accessHash: access.hash, accessExpiresAt: h.clock.now.addingTimeInterval(900),
+                    refreshHash: refresh.hash, createdAt: h.clock.now, absoluteExpiresAt: h.clock.now.addingTimeInterval(86_400),
+                    client: ClientInfo(), accessTokenNamed: true))
+            let bearer = try await h.get(NativePath.me, bearer: access.secret)
+            #expect(try bearer.status == .unauthorized && h.error(bearer).check == "required")
+            let device = DPoPTestKey()
+            let refreshed = try await h.post(
+                NativePath.refresh, json: try h.json(RefreshRequest(refreshToken: refresh.secret)),
+                headers: [.dpop: device.proof("POST", h.client.baseURL + NativePath.refresh, at: h.clock.now)])
+            let bound = try h.decode(SessionResponse.self, refreshed)
+            #expect(bound.tokenType == "DPoP")
+            #expect(try await h.bound(.get, NativePath.me, bound.accessToken, device).status == .ok)
+        }
+    }
+
     /// RFC 9449 §8: with nonces on, a proof without the server's nonce is answered `use_dpop_nonce` with one,
     /// and the retry with it goes through.
     @Test(arguments: StoreBackend.available)

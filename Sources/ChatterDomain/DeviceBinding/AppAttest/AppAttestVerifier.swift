@@ -85,7 +85,7 @@ public struct AppAttestVerifier: Sendable {
         report.record(
             .keyID, keyHash.map { constantTimeEqual($0, keyID) } ?? false,
             keyHash == nil ? "the certificate's key is not P-256" : "SHA-256 of the certificate's key is\(keyHash == keyID ? "" : " not") the key ID")
-        let appHash = Array(SHA256.hash(data: Array(appID.utf8)))
+        let appHash = Self.rpIDHash(appID)
         report.record(.appID, parsed.authData.rpIDHash == appHash, "the RP ID hash is\(parsed.authData.rpIDHash == appHash ? "" : " not") SHA-256 of \(appID)")
         report.record(.counter, parsed.authData.counter == 0, "the counter is \(parsed.authData.counter)\(parsed.authData.counter == 0 ? "" : " (0 expected)")")
         let named: AppAttestEnvironment? = [AppAttestEnvironment.development, .production].first { $0.aaguid == parsed.authData.aaguid }
@@ -133,13 +133,18 @@ public struct AppAttestVerifier: Sendable {
                 : ecdsa == nil
                     ? "the signature is not DER ECDSA"
                     : valid ? "by the attested key over SHA-256 of authenticator data and client data hash" : "does not verify with the attested key")
-        let appHash = Array(SHA256.hash(data: Array(appID.utf8)))
+        let appHash = Self.rpIDHash(appID)
         report.record(.appID, authData.rpIDHash == appHash, "the RP ID hash is\(authData.rpIDHash == appHash ? "" : " not") SHA-256 of \(appID)")
         report.record(
             .counter, authData.counter > previousCounter,
             "the counter is \(authData.counter)\(authData.counter > previousCounter ? "" : ", not above \(previousCounter)")")
         if report.firstFailure == nil { report.verified = authData.counter }
         return report
+    }
+
+    /// What an app's authenticator data names it by: SHA-256 of `TEAMID.bundle.id`.
+    static func rpIDHash(_ appID: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(appID.utf8)))
     }
 
     /// SHA-256 of the client data: what an attestation's nonce and an assertion's signature cover.

@@ -70,7 +70,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // With no Authorization header, the credentials are the session cookie's value, when it has one.
     if let (token, viaCookie) = SessionAuthenticator.credentials(in: request) {
-        invariant(viaCookie && token == cookie, "credentials \(token.debugDescription) do not match the cookie \(String(describing: cookie))")
+        invariant(viaCookie == .cookie && token == cookie, "credentials \(token.debugDescription) do not match the cookie \(String(describing: cookie))")
         _ = SessionAuthenticator.csrfToken(forCookie: token)
     } else {
         invariant(cookie == nil, "the session cookie \(String(describing: cookie)) was not read as credentials")

@@ -49,7 +49,10 @@ struct CommandContext: Sendable {
         // Several `chatter` commands may run at once (scripts, two terminals): they take turns refreshing.
         // The lock holds no secret, so it lives apart from the session files (a keyring user has none).
         let coordinator = FileLockCoordinator(path: settings.home + "/locks/" + settings.serverKey + ".lock")
-        return CommandContext(settings: settings, client: ChatterClient(api: api, store: store, coordinator: coordinator), transport: transport)
+        // Sessions are bound to this machine's key (DPoP): a token copied off it is worthless elsewhere.
+        let client = ChatterClient(
+            api: api, store: store, coordinator: coordinator, deviceKeys: SoftwareDPoPKeys(), now: Console.current.now)
+        return CommandContext(settings: settings, client: client, transport: transport)
     }
 
     static func makeStore(_ settings: Settings) async -> any SecretStore {

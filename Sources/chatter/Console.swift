@@ -18,6 +18,8 @@ struct Console: Sendable {
     var showsProgress: Bool
     /// Writes spinner frames as they are (no newline; they redraw one line).
     var writeProgress: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    /// The clock the session's expiry and the DPoP proofs' dates follow: the system's, or a test server's.
+    var now: @Sendable () -> Date = Date.init
 
     @TaskLocal static var current = Console.standard
 

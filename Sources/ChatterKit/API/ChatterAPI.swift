@@ -12,6 +12,9 @@ public struct ChatterAPI: Sendable {
     public var userAgent: String
     /// Told of every exchange once it ends, for an app's own logging (`os.Logger`, a crash reporter); nil for none.
     public var log: (@Sendable (RequestLog) -> Void)?
+    /// Proofs of this device's key (DPoP, RFC 9449) for the native API, or nil to send bearer tokens.
+    /// `ChatterClient(api:store:coordinator:deviceKeys:)` sets it; a session signed in with proofs is bound to the key.
+    public var dpop: DPoPProofs?
 
     /// A client for the chatterd at `baseURL`. The default transport uses `URLSession.shared`; pass a
     /// `URLSessionTransport` over a session of your own to pin the server's key.
@@ -53,21 +56,39 @@ public struct ChatterAPI: Sendable {
             do { data = try JSONEncoder().encode(body) } catch { throw ChatterError.unreadableResponse("cannot encode the request: \(error)") }
         }
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
-        let response: TransportResponse
-        let started = ContinuousClock.now
+        // A proof goes with a token, and to the routes that issue tokens (a sign-in binds its session to the key); the
+        // course API reads none, and a public read (the timeline) needs none.
+        let proofs = path.hasPrefix("/v1/") && (bearer != nil || path.hasPrefix("/v1/auth/")) ? dpop : nil
+        if let bearer, proofs != nil { headers["Authorization"] = "DPoP \(bearer)" }
         let route = String(path.prefix { $0 != "?" })
-        do {
-            response = try await transport.send(TransportRequest(method: method, url: url(path), headers: headers, body: data))
-        } catch {
-            log?(RequestLog(method: method, path: route, status: nil, error: nil, duration: ContinuousClock.now - started))
-            throw Self.failure(error)
+        var response: TransportResponse
+        var failed: ErrorBody?
+        var started = ContinuousClock.now
+        var attempt = 0
+        while true {
+            attempt += 1
+            if let proofs {
+                do {
+                    headers["DPoP"] = try await proofs.proof(method, url(path), accessToken: bearer)
+                } catch {
+                    throw Self.failure(error)
+                }
+            }
+            started = ContinuousClock.now
+            do {
+                response = try await transport.send(TransportRequest(method: method, url: url(path), headers: headers, body: data))
+            } catch {
+                log?(RequestLog(method: method, path: route, status: nil, error: nil, duration: ContinuousClock.now - started))
+                throw Self.failure(error)
+            }
+            proofs?.remember(response.headers)
+            failed = (200..<300).contains(response.status) ? nil : try? JSONDecoder().decode(ErrorBody.self, from: response.body)
+            // The server wants its nonce in the proof (RFC 9449 §8): it refused the proof before any route ran, so the
+            // request is sent again with the nonce it just gave, once.
+            guard proofs != nil, attempt == 1, failed?.code == .useDPoPNonce else { break }
+            logExchange(method, route, response, failed, since: started)
         }
-        let failed = (200..<300).contains(response.status) ? nil : try? JSONDecoder().decode(ErrorBody.self, from: response.body)
-        // The code as the wire defines them (letters, digits, `_`; short): whatever else a proxy answers is not logged.
-        let code = failed.map(\.error).flatMap { text in
-            text.count <= 64 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } ? text : nil
-        }
-        log?(RequestLog(method: method, path: route, status: response.status, error: code, duration: ContinuousClock.now - started))
+        logExchange(method, route, response, failed, since: started)
         guard (200..<300).contains(response.status) else {
             let body = failed
             if response.status == 429 {
@@ -77,6 +98,16 @@ public struct ChatterAPI: Sendable {
             throw ChatterError.server(status: response.status, body: body)
         }
         return response
+    }
+
+    /// Tells `log` of one answer. The code as the wire defines them (letters, digits, `_`; short): whatever else a
+    /// proxy answers is not logged.
+    private func logExchange(_ method: String, _ route: String, _ response: TransportResponse, _ failed: ErrorBody?, since started: ContinuousClock.Instant) {
+        guard let log else { return }
+        let code = failed.map(\.error).flatMap { text in
+            text.count <= 64 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } ? text : nil
+        }
+        log(RequestLog(method: method, path: route, status: response.status, error: code, duration: ContinuousClock.now - started))
     }
 
     /// A transport's failure as the `ChatterError` callers get.

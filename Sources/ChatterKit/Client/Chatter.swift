@@ -40,13 +40,24 @@ public final class Chatter {
 
     /// A `Chatter` for the chatterd at `server`, keeping the session in `store`; processes sharing `store` (an app
     /// and its extensions) pass one `coordinator`. `log` receives one line per request (see `ChatterAPI.log`).
+    /// Sessions are bound to `deviceKeys`' key (DPoP): by default the Secure Enclave's where there is one.
     public convenience init(
         server: URL, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, transport: any HTTPTransport = URLSessionTransport(),
-        log: (@Sendable (RequestLog) -> Void)? = nil
+        deviceKeys: (any DPoPKeyFactory)? = Chatter.systemDeviceKeys, log: (@Sendable (RequestLog) -> Void)? = nil
     ) {
         var api = ChatterAPI(baseURL: server, transport: transport)
         api.log = log
-        self.init(client: ChatterClient(api: api, store: store, coordinator: coordinator))
+        self.init(client: ChatterClient(api: api, store: store, coordinator: coordinator, deviceKeys: deviceKeys))
+    }
+
+    /// The device's own keys where CryptoKit has them (`SecureEnclaveDPoPKeys`: the Secure Enclave, else a software
+    /// key kept ThisDeviceOnly); nil elsewhere, where the app passes its own.
+    public nonisolated static var systemDeviceKeys: (any DPoPKeyFactory)? {
+        #if canImport(CryptoKit)
+            SecureEnclaveDPoPKeys()
+        #else
+            nil
+        #endif
     }
 
     /// Where the user stands: starting, signed out (and why), signed in, expired, or storage unavailable.

@@ -15,11 +15,15 @@ public struct ChatterClient: Sendable {
     /// A client for the server `api` talks to, keeping the session in `store`. Processes sharing the store (an
     /// app and its extensions) pass one `coordinator` (`.appGroup(_:)` on Apple platforms), so they take turns
     /// refreshing. `now` is the clock that decides expiry (tests pass their own); an access token within
-    /// `refreshLeeway` seconds of its end is refreshed before use. Use one client per server and store in a process.
+    /// `refreshLeeway` seconds of its end is refreshed before use. With `deviceKeys`, native requests carry proofs of
+    /// this install's key (DPoP), kept in `store`, and sessions signed in are bound to it: their tokens are worthless
+    /// off the device. Use one client per server and store in a process.
     public init(
-        api: ChatterAPI, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, now: @escaping @Sendable () -> Date = Date.init,
-        refreshLeeway: TimeInterval = 60
+        api: ChatterAPI, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, deviceKeys: (any DPoPKeyFactory)? = nil,
+        now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60
     ) {
+        var api = api
+        if let deviceKeys { api.dpop = DPoPProofs(store: store, coordinator: coordinator, keys: deviceKeys, now: now) }
         self.api = api
         sessions = SessionManager(api: api, store: store, coordinator: coordinator, now: now, refreshLeeway: refreshLeeway)
     }

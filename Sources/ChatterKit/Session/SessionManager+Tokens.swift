@@ -141,7 +141,8 @@ extension SessionManager {
         do {
             return try await api.send("POST", NativePath.refresh, body: RefreshRequest(refreshToken: token))
         } catch let error as ChatterError {
-            if case .server(401, let body) = error, let reason = Self.terminalReason(body?.code, kind: .native) {
+            // 401, or 400 where the refresh token is bound to a key this device no longer holds.
+            if case .server(let status, let body) = error, status == 401 || status == 400, let reason = Self.terminalReason(body, kind: .native) {
                 // Only if nobody signed in again meanwhile: that newer session is not the one refused.
                 if session?.refreshToken == token {
                     await forget()
@@ -203,7 +204,7 @@ extension SessionManager {
         if mayRefresh, code == .accessTokenExpired, used.kind == .native {
             return try await refresh(from: used)
         }
-        guard let reason = Self.terminalReason(code, kind: used.kind) else { throw error }
+        guard let reason = Self.terminalReason(body, kind: used.kind) else { throw error }
         if session?.accessToken == used.accessToken, await !clear(reason, ending: used), let session {
             return session
         }
@@ -231,11 +232,14 @@ extension SessionManager {
 
     /// The 401 answers that end a session for good. The course API's `/postauth` says only "401", so any
     /// 401 ends a course session; native answers must name a terminal code.
-    static func terminalReason(_ code: ErrorCode?, kind: AuthSession.Kind) -> SignOutReason? {
-        switch code {
+    static func terminalReason(_ body: ErrorBody?, kind: AuthSession.Kind) -> SignOutReason? {
+        switch body?.code {
         case .refreshTokenReused: return .refreshTokenReused
         case .invalidAccessToken, .invalidRefreshToken: return .revoked
         case .expiredSession: return .expired
+        // The session is bound to another key than this install's (the key was lost with a restore or reset): no
+        // proof this device can make will ever do.
+        case .invalidDPoPProof where body?.check == DPoPProofs.sessionKeyCheck: return .revoked
         default: return kind == .course ? .revoked : nil
         }
     }

@@ -66,6 +66,10 @@ public enum StoreKey {
     /// The Apple ID this device's session signed in with, and the session's id: what the launch check asks Apple
     /// about (`SessionManager.checkAppleCredential(with:)`).
     public static let appleSignIn = "apple.sign-in"
+    /// This install's DPoP key (`DPoPKeyFactory`): a Secure Enclave key's handle, which only this device's enclave can
+    /// use, or a software key. Unprotected, so a refresh in an extension needs no Face ID; it outlives sign-out, as
+    /// the install's key.
+    public static let dpopKey = "dpop.key"
     /// The device token chatterd issued for `email`: proof that this device signed in to the address before,
     /// which gives its password attempts and code requests an allowance no one else can use up. It outlives
     /// sign-out on purpose.

@@ -37,6 +37,8 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
     public static var biometryCurrentSet: SecAccessControlCreateFlags { SecAccessControlCreateFlags(rawValue: 1 << 3) }
     /// https://developer.apple.com/documentation/security/secaccesscontrolcreateflags/devicepasscode
     public static var devicePasscode: SecAccessControlCreateFlags { SecAccessControlCreateFlags(rawValue: 1 << 4) }
+    /// https://developer.apple.com/documentation/security/secaccesscontrolcreateflags/privatekeyusage
+    public static var privateKeyUsage: SecAccessControlCreateFlags { SecAccessControlCreateFlags(rawValue: 1 << 30) }
 }
 
 // MARK: - Keychain items

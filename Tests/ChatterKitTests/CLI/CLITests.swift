@@ -331,6 +331,7 @@ import Testing
 extension CLI {
     init(environment: [String: String]) {
         self.environment = environment
+        clock = Date.init
     }
 }
 

@@ -145,7 +145,8 @@ import Testing
             return
         }
         let seconds = Int(ProcessInfo.processInfo.environment["CHATTER_SHARED_SESSION_SECONDS"] ?? "") ?? 15
-        try await LiveServer.run(accessLifetime: 62) { server in
+        // Started at the real time: the processes date their DPoP proofs by the system's clock.
+        try await LiveServer.run(clock: TestClock(Date()), accessLifetime: 62) { server in
             try await withTemporaryDirectory { home in
                 let cli = CLI(server: server, home: home)
                 let login = await cli.run(["login"], answer: emailCodeAnswers("ada@example.com", server: server))

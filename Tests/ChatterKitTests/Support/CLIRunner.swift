@@ -18,9 +18,12 @@ struct CLIResult {
 
 struct CLI: Sendable {
     var environment: [String: String]
+    /// The server's clock: the proofs the client signs are dated by it.
+    var clock: @Sendable () -> Date
 
     /// A client whose state lives in `home`, talking to `server` and keeping its session in files.
     init(server: LiveServer, home: String, extra: [String: String] = [:]) {
+        clock = server.clock.function
         environment = ["CHATTER_HOME": home, "CHATTER_SERVER": server.baseURL.absoluteString, "CHATTER_STORE": "file", "HOME": home]
         environment.merge(extra) { $1 }
     }
@@ -41,7 +44,7 @@ struct CLI: Sendable {
                 prompts.withLock { $0.append(prompt) }
                 return answer(prompt, errors.withLock { $0 })
             },
-            environment: environment, showsProgress: false)
+            environment: environment, showsProgress: false, now: clock)
         let code: Int32 = await Console.$current.withValue(console) {
             do {
                 var command = try Chatter.parseAsRoot(arguments)

@@ -36,7 +36,7 @@ struct LiveServer: Sendable {
 
     static func run(
         clock: TestClock = TestClock(), accessLifetime: Double = 300, sessionLifetime: Double = 3600, tls: Bool = false,
-        courseOnly: Bool = false, serverCertificate: (certificatePath: String, keyPath: String)? = nil,
+        courseOnly: Bool = false, requireDPoP: Bool = false, dpopNonces: Bool = false, serverCertificate: (certificatePath: String, keyPath: String)? = nil,
         appleTokenService: (service: AppleTokenService, url: String)? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
@@ -57,6 +57,8 @@ struct LiveServer: Sendable {
                     config.passkeyRPID = "localhost"
                     config.passkeyOrigins = [passkeyOrigin]
                     config.transport = tls ? .developmentTLS : .http
+                    config.requireDPoP = requireDPoP
+                    config.dpopNonces = dpopNonces
                     if let serverCertificate { config.transport = .tls(certificatePath: serverCertificate.certificatePath, keyPath: serverCertificate.keyPath) }
                     // With Apple's token service standing in: chatterd holds the team's key, as an operator's `.p8`.
                     if let (service, url) = appleTokenService {
@@ -142,11 +144,13 @@ struct LiveServer: Sendable {
         ChatterAPI(baseURL: baseURL, transport: transport ?? URLSessionTransport())
     }
 
-    /// A client on `store` whose clock is the server's unless given.
+    /// A client on `store` whose clock is the server's unless given; with `deviceKeys`, its sessions are bound to
+    /// the key they make.
     func client(
-        store: any SecretStore = MemoryStore(), transport: (any HTTPTransport)? = nil, now: (@Sendable () -> Date)? = nil
+        store: any SecretStore = MemoryStore(), transport: (any HTTPTransport)? = nil, coordinator: (any SessionCoordinator)? = nil,
+        deviceKeys: (any DPoPKeyFactory)? = nil, now: (@Sendable () -> Date)? = nil
     ) -> ChatterClient {
-        ChatterClient(api: api(transport: transport), store: store, now: now ?? clock.function)
+        ChatterClient(api: api(transport: transport), store: store, coordinator: coordinator, deviceKeys: deviceKeys, now: now ?? clock.function)
     }
 }
 

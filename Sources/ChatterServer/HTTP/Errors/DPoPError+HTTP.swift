@@ -22,7 +22,7 @@ extension DPoPError: APIErrorConvertible {
         case .boundToAnotherKey:
             error = APIError(
                 presentsToken ? .unauthorized : .badRequest, .invalidDPoPProof,
-                "This session is bound to a key: send its token as Authorization: DPoP with a proof made by that key.", check: "key")
+                "This session is bound to a key: send its token as Authorization: DPoP with a proof made by that key.", check: "session_key")
         case .required:
             error = APIError(
                 presentsToken ? .unauthorized : .badRequest, .invalidDPoPProof, "This server requires a DPoP proof (RFC 9449) with each request.",

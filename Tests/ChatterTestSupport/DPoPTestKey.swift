@@ -25,14 +25,15 @@ public struct DPoPTestKey: Sendable {
     }
 
     /// A proof for `method` on `url`, with `ath` when `accessToken` is given. `header` and `claims` replace
-    /// or add members, for proofs a client should never make.
+    /// or add members, for proofs a client should never make (`header["jwk-extra"]` and `header["extra"]` are
+    /// JSON text added to the key and to the header, `header["whole"]` the whole header).
     public func proof(
         _ method: String, _ url: String, accessToken: String? = nil, nonce: String? = nil, at issued: Date, jti: String = UUID().uuidString,
         header extraHeader: [String: String] = [:], claims extraClaims: [String: String] = [:]
     ) -> String {
         let (x, y) = coordinates
         var header =
-            #"{"typ":"\#(extraHeader["typ"] ?? "dpop+jwt")","alg":"\#(extraHeader["alg"] ?? "ES256")","jwk":{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)"\#(extraHeader["jwk-extra"] ?? "")}}"#
+            #"{"typ":"\#(extraHeader["typ"] ?? "dpop+jwt")","alg":"\#(extraHeader["alg"] ?? "ES256")","jwk":{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)"\#(extraHeader["jwk-extra"] ?? "")}\#(extraHeader["extra"] ?? "")}"#
         if let replaced = extraHeader["whole"] { header = replaced }
         var claims = #"{"jti":"\#(jti)","htm":"\#(method)","htu":"\#(url)","iat":\#(Int(issued.timeIntervalSince1970))"#
         if let accessToken { claims += #","ath":"\#(DPoPVerifier.accessTokenHash(accessToken))""# }

@@ -64,6 +64,9 @@ public struct DPoPVerifier: Sendable {
         guard let header = try? decoder.decode(Header.self, from: Data(headerBytes)),
             let claims = try? decoder.decode(Claims.self, from: Data(payloadBytes))
         else { throw .rejected(.malformed, "the proof's header or claims are not the JSON RFC 9449 describes") }
+        // RFC 7515 §4.1.11: a header naming extensions the recipient must understand is invalid unless it does;
+        // chatterd understands none.
+        guard header.crit == nil else { throw .rejected(.malformed, "the proof's header names critical extensions (crit)") }
         guard header.typ == "dpop+jwt" else { throw .rejected(.type, "the proof's typ is not dpop+jwt") }
         guard header.alg == "ES256" else { throw .rejected(.algorithm, "only ES256 proofs are accepted") }
         let key = try Self.publicKey(header.jwk)
@@ -139,6 +142,7 @@ public struct DPoPVerifier: Sendable {
         var typ: String
         var alg: String
         var jwk: JWK
+        var crit: [String]?
     }
 
     struct Claims: Decodable {

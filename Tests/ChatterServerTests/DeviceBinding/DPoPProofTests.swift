@@ -98,6 +98,8 @@ import Testing
                     ]), .key
             ),
             (key.proof("POST", url, at: now, header: ["whole": #"{"typ":"dpop+jwt","alg":"ES256"}"#]), .malformed),
+            // RFC 7515 §4.1.11: an extension the proof says must be understood, and chatterd understands none.
+            (key.proof("POST", url, at: now, header: ["extra": #","crit":["exp"],"exp":1"#]), .malformed),
             (key.proof("POST", url, at: now, jti: ""), .malformed),
             (key.proof("POST", url, at: now, jti: String(repeating: "j", count: 300)), .malformed),
             (key.proof("POST", "https://server.example.com/token?x=1#frag", at: now.addingTimeInterval(61)), .issuedAt),

@@ -185,6 +185,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
+                .product(name: "X509", package: "swift-certificates", condition: server),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: server),
             ],
             path: "Tests/ChatterTestSupport",
             swiftSettings: strict

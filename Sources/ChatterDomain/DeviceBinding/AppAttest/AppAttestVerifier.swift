@@ -18,7 +18,7 @@ public struct AttestedKey: Sendable, Equatable {
 public enum AppAttestEnvironment: String, Sendable {
     case development, production
 
-    var aaguid: [UInt8] {
+    package var aaguid: [UInt8] {
         switch self {
         case .development: Array("appattestdevelop".utf8)
         case .production: Array("appattest".utf8) + [UInt8](repeating: 0, count: 7)
@@ -143,7 +143,7 @@ public struct AppAttestVerifier: Sendable {
     }
 
     /// What an app's authenticator data names it by: SHA-256 of `TEAMID.bundle.id`.
-    static func rpIDHash(_ appID: String) -> [UInt8] {
+    package static func rpIDHash(_ appID: String) -> [UInt8] {
         Array(SHA256.hash(data: Array(appID.utf8)))
     }
 

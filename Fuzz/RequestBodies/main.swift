@@ -78,6 +78,7 @@ let bodies: [@Sendable (ByteBuffer) -> Void] = [
     { checkPasskeyName(decode(PasskeyRegistrationRequest.self, $0)?.name) },
     { _ = decode(PasskeySignInRequest.self, $0) },
     { checkPasskeyName(decode(PasskeyRenameRequest.self, $0)?.name) },
+    { _ = decode(AppAttestKeyRequest.self, $0) },
 ]
 
 /// A passkey's name as the service keeps it: cleaned, 1 to 64 characters, and unchanged by cleaning again.

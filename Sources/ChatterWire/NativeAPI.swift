@@ -3,6 +3,12 @@
 
 /// Route paths of the native API.
 public enum NativePath {
+    /// `POST`, no body: a one-time challenge (`AppAttestChallengeResponse`) for an App Attest attestation; 404 when the
+    /// server accepts no app's attestations.
+    public static let appAttestChallenge = "/v1/auth/app-attest/challenge"
+    /// `POST` an `AppAttestKeyRequest`: an install's App Attest key, attested over a challenge; answers 201 with an
+    /// `AppAttestKeyResponse`.
+    public static let appAttestKeys = "/v1/auth/app-attest/keys"
     /// `GET`, no sign-in needed: the server's `PasswordPolicy`.
     public static let passwordPolicy = "/v1/auth/password-policy"
     /// `POST` a `GoogleSignInRequest`; answers a `SessionResponse`.

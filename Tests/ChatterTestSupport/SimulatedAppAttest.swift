@@ -41,7 +41,12 @@ public struct SimulatedAppAttest: Sendable {
 
     /// `attestKey(_:clientDataHash:)`'s answer: `{fmt, attStmt: {x5c, receipt}, authData}` with the nonce
     /// extension over SHA-256(authData ‖ clientDataHash).
-    public func attestation(of key: Key, clientDataHash: [UInt8], now: Date = Date()) throws -> [UInt8] {
+    /// `appID` and `environment` (this device's unless given) name another app or environment under the same authority.
+    public func attestation(
+        of key: Key, clientDataHash: [UInt8], now: Date = Date(), appID: String? = nil, environment: AppAttestEnvironment? = nil
+    ) throws -> [UInt8] {
+        let appID = appID ?? self.appID
+        let environment = environment ?? self.environment
         let point = Array(key.privateKey.publicKey.x963Representation)
         let coseKey = CBOREncoder.map([
             (.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), .bytes(Array(point[1...32]))), (.int(-3), .bytes(Array(point[33...]))),

@@ -9,6 +9,7 @@ public struct LimitReached: Error, Equatable {
         case passwordChange = "password_change"
         case webSession = "web_session"
         case passkey
+        case appAttest = "app_attest"
         case secondFactor = "second_factor"
     }
 

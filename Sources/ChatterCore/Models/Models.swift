@@ -451,6 +451,8 @@ public struct PasskeyChallenge: Sendable, Equatable {
         case signIn = "sign-in"
         /// Confirming it is the owner of the signed-in account `userID` (a step-up): one of its passkeys.
         case stepUp = "step-up"
+        /// An App Attest attestation: App Attest's challenges share the ceremonies' single-use store and its purge.
+        case appAttest = "app-attest"
     }
 
     public var hash: [UInt8]

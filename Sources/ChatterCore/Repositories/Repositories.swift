@@ -137,6 +137,16 @@ public protocol DPoPProofRepository: Sendable {
     func useProof(_ proof: [UInt8], until: Date, at now: Date) async throws -> Bool
 }
 
+/// App Attest keys (DCAppAttestService) whose attestation chatterd verified.
+public protocol AppAttestRepository: Sendable {
+    /// Keeps a verified key; false when its key ID is kept already (a key is attested once).
+    func storeAppAttestKey(_ key: AppAttestKeyRecord) async throws -> Bool
+    func appAttestKey(id: [UInt8]) async throws -> AppAttestKeyRecord?
+    /// Raises the key's counter to `counter` only while it is below, in one statement: of assertions showing one
+    /// counter at once, one advances it and the others are refused as replays.
+    func advanceAppAttestCounter(keyID: [UInt8], to counter: UInt32, at: Date) async throws -> Bool
+}
+
 public protocol EmailCodeRepository: Sendable {
     /// The live and expired codes for `email`, oldest first.
     func emailCodes(for email: String) async throws -> [EmailCodeRecord]
@@ -173,12 +183,16 @@ public protocol DeviceTokenRepository: Sendable {
     func deleteDeviceTokens(userID: UUID) async throws -> Int
 }
 
-public protocol PasskeyRepository: Sendable {
+/// Single-use challenges of ceremonies (passkeys, App Attest attestations), by hash, each with its purpose.
+public protocol CeremonyChallengeRepository: Sendable {
     /// Keeps a ceremony's challenge, by its hash, until it is taken or expires.
     func storePasskeyChallenge(_ challenge: PasskeyChallenge) async throws
     /// Removes the challenge hashing to `hash` and returns it when it had not expired, in one statement:
     /// of any number of requests presenting one challenge at once, one gets it.
     func takePasskeyChallenge(hash: [UInt8], at: Date) async throws -> PasskeyChallenge?
+}
+
+public protocol PasskeyRepository: CeremonyChallengeRepository {
     /// The account's WebAuthn user handle, `candidate` on first use; concurrent first uses agree.
     func passkeyUserHandle(userID: UUID, candidate: [UInt8]) async throws -> [UInt8]
     /// The account a user handle belongs to.
@@ -448,7 +462,7 @@ public struct TimelineStamp: Sendable, Equatable {
 /// Everything chatterd stores, and the lifecycle of the store itself.
 public protocol ChatterStore: UserRepository, PasswordRepository, SessionRepository, EmailCodeRepository,
     DeviceTokenRepository, PasskeyRepository, SecondFactorRepository, SealingKeyRepository, AppleTokenRepository, NotificationRepository,
-    RateLimitRepository, WebHandoffRepository, DPoPProofRepository,
+    RateLimitRepository, WebHandoffRepository, DPoPProofRepository, AppAttestRepository,
     AuditRepository,
     ChattRepository,
     AdminRepository
@@ -523,6 +537,7 @@ package enum RateLimitKeys {
     package static func emailCodes(scope: String, email: String) -> String { "code:\(scope):\(email)" }
     package static func emailCodeNetwork(_ network: String) -> String { "code:ip:\(network)" }
     package static func passkeyCeremonies(_ network: String) -> String { "passkey:\(network)" }
+    package static func appAttestChallenges(_ network: String) -> String { "app-attest:\(network)" }
     package static func appleExchanges(_ subject: String) -> String { "apple-exchange:\(subject)" }
     package static func auditRefusals(_ network: String) -> String { "audit:refused:\(network)" }
 }

@@ -51,6 +51,7 @@ public enum ChatterApp {
         ProviderRoutes(providers: s.providers, signIn: s.signIn).register(on: router)
         EmailCodeRoutes(emailCodes: s.emailCodes, signIn: s.signIn).register(on: router)
         PasskeyRoutes(passkeys: s.passkeys, signIn: s.signIn).register(on: router, signedIn: signedIn)
+        AppAttestRoutes(appAttest: s.appAttest).register(on: router)
         PasswordRoutes(passwords: s.passwords, signIn: s.signIn).register(on: router, signedIn: signedIn)
         SecondFactorRoutes(secondFactors: s.secondFactors, signIn: s.signIn).register(on: router, signedIn: signedIn)
         SessionRoutes(sessions: s.sessions, accounts: s.accounts).register(on: router, signedIn: signedIn)

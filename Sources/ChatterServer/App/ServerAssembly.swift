@@ -4,6 +4,7 @@ import ChatterStorage
 import ChatterWire
 import Foundation
 import Logging
+import X509
 
 /// The composition root: every service chatterd runs, built once from the configuration and the store,
 /// each given only the repositories it uses. `chatterd`, the server tests and ChatterKit's live test
@@ -32,6 +33,7 @@ public struct ServerAssembly: Sendable {
     let appleTokens: AppleTokens
     let timeline: Timeline
     let passkeys: PasskeyService
+    let appAttest: AppAttestService
     let secondFactors: SecondFactorService
     let stepUp: StepUp
     public let now: @Sendable () -> Date
@@ -42,7 +44,7 @@ public struct ServerAssembly: Sendable {
     public init(
         configuration: ServerConfiguration, store: any ChatterStore, mail: any MailTransport, googleKeys: (any JWKSSource)? = nil,
         appleKeys: (any JWKSSource)? = nil, hasher: PasswordHasher? = nil, secondFactorKey: [UInt8]? = nil,
-        appleSigningKey: AppleSigningKey? = nil, appleAuth: (any AppleAuthServer)? = nil,
+        appleSigningKey: AppleSigningKey? = nil, appleAuth: (any AppleAuthServer)? = nil, appAttestRoot: Certificate? = nil,
         now: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
         func keys(_ source: (any JWKSSource)?, default url: String) -> JWKSCache {
@@ -106,5 +108,10 @@ public struct ServerAssembly: Sendable {
             passkeys: store, users: store, limits: store, accounts: store, emailCodes: emailCodes, secondFactors: secondFactors, stepUp: stepUp,
             verifier: PasskeyVerifier(party: configuration.relyingParty, now: now),
             audit: audit, notices: notices, ceremoniesPerNetwork: configuration.passkeyCeremoniesPerNetwork, now: now)
+        // Tests name an authority of their own in place of Apple's root (`SimulatedAppAttest`); chatterd never does.
+        appAttest = AppAttestService(
+            challenges: store, keys: store, limits: store,
+            verifier: appAttestRoot.map { AppAttestVerifier(root: $0, now: now) } ?? AppAttestVerifier(now: now),
+            appIDs: configuration.appAttestAppIDs, allowsDevelopment: configuration.appAttestDevelopment, now: now)
     }
 }

@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// DPoP proofs must carry a server nonce (RFC 9449 §8), which bounds how far ahead a stolen device could
     /// have made proofs; costs a client one extra round trip when its nonce is stale.
     public var dpopNonces = false
+    /// The apps (`TEAMID.bundle.id`) whose App Attest keys chatterd accepts; none turns App Attest off.
+    public var appAttestAppIDs: [String] = []
+    /// Accept App Attest keys of the development environment (Xcode builds) too.
+    public var appAttestDevelopment = false
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
     /// Whether chatterd measures itself and serves `/metrics`.

@@ -135,6 +135,12 @@ extension ServerConfiguration {
             "native sessions only bound to a device key: sign-ins, refreshes and tokens need a DPoP proof (RFC 9449; course API unchanged)"
         ) { $0.requireDPoP = $1 },
         .flag("dpop-nonce", "CHATTERD_DPOP_NONCE", "DPoP proofs must carry the server's `DPoP-Nonce` (RFC 9449 §8)") { $0.dpopNonces = $1 },
+        .list("app-attest-app-id", "CHATTERD_APP_ATTEST_APP_IDS", "TEAMID.BUNDLE", default: "none", "apps whose App Attest keys are accepted") {
+            $0.appAttestAppIDs = $1
+        },
+        .flag("app-attest-development", "CHATTERD_APP_ATTEST_DEVELOPMENT", "accept App Attest keys of development builds too") {
+            $0.appAttestDevelopment = $1
+        },
         .value("log-level", "CHATTERD_LOG_LEVEL", "LEVEL", default: "`info`", "`trace` … `critical`", parse: { Logger.Level(rawValue: $0) }) {
             $0.logLevel = $1
         },

@@ -272,5 +272,19 @@ package enum PostgresMigrations {
             "CREATE TABLE dpop_proofs (hash bytea PRIMARY KEY, expires_at timestamptz NOT NULL)",
             "CREATE INDEX dpop_proofs_by_expiry ON dpop_proofs(expires_at)",
         ],
+        // 11: App Attest keys whose attestation verified, by key ID, with the highest counter an assertion showed.
+        [
+            """
+            CREATE TABLE app_attest_keys (
+                key_id bytea PRIMARY KEY,
+                app_id text NOT NULL,
+                public_key bytea NOT NULL,
+                counter bigint NOT NULL,
+                environment text NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz
+            )
+            """
+        ],
     ]
 }

@@ -392,5 +392,19 @@ package enum SQLiteMigrations {
             "CREATE TABLE dpop_proofs (hash BLOB PRIMARY KEY, expires_at REAL NOT NULL) WITHOUT ROWID",
             "CREATE INDEX dpop_proofs_by_expiry ON dpop_proofs(expires_at)",
         ],
+        // 14: App Attest keys whose attestation verified, by key ID, with the highest counter an assertion showed.
+        [
+            """
+            CREATE TABLE app_attest_keys (
+                key_id BLOB PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                public_key BLOB NOT NULL,
+                counter INTEGER NOT NULL,
+                environment TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                last_used_at REAL
+            ) WITHOUT ROWID
+            """
+        ],
     ]
 }

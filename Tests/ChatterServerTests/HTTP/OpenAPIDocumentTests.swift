@@ -49,6 +49,8 @@ import Testing
         "POST \(NativePath.passkeySignUpOptions)",
         "POST \(NativePath.passkeySignUp)",
         "POST \(NativePath.passkeySignInOptions)",
+        "POST \(NativePath.appAttestChallenge)",
+        "POST \(NativePath.appAttestKeys)",
         "POST \(NativePath.passkeySignIn)",
         "POST \(NativePath.passkeyStepUpOptions)",
         "POST \(NativePath.passkeyStepUp)",

@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import Prometheus
 import Testing
+import X509
 
 @testable import ChatterCore
 @testable import ChatterDomain
@@ -34,18 +35,18 @@ struct Harness: Sendable {
     static func run(
         in directory: String? = nil, clock: TestClock = TestClock(), issuer: TestIssuer? = nil,
         appleKeys: (any JWKSSource)? = nil, mailTransport: (any MailTransport)? = nil, hasher: PasswordHasher? = nil,
-        backend: StoreBackend = .sqlite, metrics: PrometheusCollectorRegistry? = nil,
+        backend: StoreBackend = .sqlite, metrics: PrometheusCollectorRegistry? = nil, appAttestRoot: Certificate? = nil,
         configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let issuer = try issuer ?? TestIssuer()
         if let directory {
             try await backend.withLocation(in: directory) {
-                try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, metrics, configure, body)
+                try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, metrics, appAttestRoot, configure, body)
             }
         } else {
             try await withTemporaryDirectory { directory in
                 try await backend.withLocation(in: directory) {
-                    try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, metrics, configure, body)
+                    try await run(directory, $0, clock, issuer, appleKeys, mailTransport, hasher, metrics, appAttestRoot, configure, body)
                 }
             }
         }
@@ -61,7 +62,7 @@ struct Harness: Sendable {
 
     private static func run(
         _ directory: String, _ location: DatabaseLocation, _ clock: TestClock, _ issuer: TestIssuer, _ appleKeys: (any JWKSSource)?,
-        _ mailTransport: (any MailTransport)?, _ hasher: PasswordHasher?, _ metrics: PrometheusCollectorRegistry?,
+        _ mailTransport: (any MailTransport)?, _ hasher: PasswordHasher?, _ metrics: PrometheusCollectorRegistry?, _ appAttestRoot: Certificate?,
         _ configure: @Sendable (inout ServerConfiguration) -> Void,
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
@@ -83,8 +84,8 @@ struct Harness: Sendable {
             let mail = CapturingMail()
             let services = ServerAssembly(
                 configuration: config, store: store, mail: mailTransport ?? mail, googleKeys: HTTPJWKSSource(url: url),
-                appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, appleSigningKey: try config.appleSigningKey(), now: clock.function,
-                logger: logger)
+                appleKeys: appleKeys ?? HTTPJWKSSource(url: url), hasher: hasher, appleSigningKey: try config.appleSigningKey(), appAttestRoot: appAttestRoot,
+                now: clock.function, logger: logger)
             try await LiveService.run(
                 logger: logger,
                 { onServerRunning in

@@ -14,6 +14,7 @@ extension LimitReached: APIErrorConvertible {
             case .passwordChange: "Too many wrong passwords; try again later or reset the password with an emailed code."
             case .webSession: "Too many sign-in links; try again in a few minutes."
             case .passkey: "Too many passkey requests from this network; try again in a few minutes."
+            case .appAttest: "Too many App Attest challenges from this network; try again in a few minutes."
             case .secondFactor: "Too many wrong codes for this account; try again later."
             }
         return APIError(.tooManyRequests, .rateLimited, message).with(.retryAfter, String(retryAfter))

@@ -1,0 +1,27 @@
+import Foundation
+
+/// An app install's App Attest key, kept once its attestation verified: the key ID the app names it by, its
+/// public key (the X9.63 point), the highest counter an assertion of it has shown, and the app and environment
+/// its attestation named.
+public struct AppAttestKeyRecord: Sendable, Equatable {
+    public var keyID: [UInt8]
+    public var appID: String
+    public var publicKey: [UInt8]
+    public var counter: UInt32
+    /// `development` or `production`, as the attestation's AAGUID named it.
+    public var environment: String
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+
+    public init(
+        keyID: [UInt8], appID: String, publicKey: [UInt8], counter: UInt32 = 0, environment: String, createdAt: Date, lastUsedAt: Date? = nil
+    ) {
+        self.keyID = keyID
+        self.appID = appID
+        self.publicKey = publicKey
+        self.counter = counter
+        self.environment = environment
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}

@@ -1,0 +1,52 @@
+// App Attest (DCAppAttestService): an app install proves to chatterd that it is the genuine app on a genuine
+// Apple device by attesting a key over a one-time challenge.
+
+/// `POST /v1/auth/app-attest/challenge`'s answer.
+public struct AppAttestChallengeResponse: Codable, Sendable, Equatable {
+    /// A one-time challenge, base64url, good for `expiresIn` seconds. The client data an attestation covers is this
+    /// text's UTF-8 bytes: pass their SHA-256 as `attestKey(_:clientDataHash:)`'s `clientDataHash`.
+    public var challenge: String
+    /// Seconds until the challenge expires.
+    public var expiresIn: Int
+
+    /// A challenge good for `expiresIn` seconds.
+    public init(challenge: String, expiresIn: Int) {
+        self.challenge = challenge
+        self.expiresIn = expiresIn
+    }
+}
+
+/// `POST /v1/auth/app-attest/keys`: an install's key and Apple's attestation of it.
+public struct AppAttestKeyRequest: Codable, Sendable, Equatable {
+    /// The key's identifier as `DCAppAttestService.generateKey()` returned it (base64 of SHA-256 of the public key;
+    /// standard or url-safe).
+    public var keyId: String
+    /// `attestKey(_:clientDataHash:)`'s attestation object, base64 (standard or url-safe).
+    public var attestation: String
+    /// The challenge the attestation covers, as `AppAttestChallengeResponse` gave it.
+    public var challenge: String
+
+    /// An attestation of `keyId` over `challenge`.
+    public init(keyId: String, attestation: String, challenge: String) {
+        self.keyId = keyId
+        self.attestation = attestation
+        self.challenge = challenge
+    }
+}
+
+/// The attested key, as chatterd kept it.
+public struct AppAttestKeyResponse: Codable, Sendable, Equatable {
+    /// The key's identifier, base64url.
+    public var keyId: String
+    /// The app the attestation named, `TEAMID.bundle.id`.
+    public var appId: String
+    /// `development` or `production`, as the attestation named it.
+    public var environment: String
+
+    /// A kept key.
+    public init(keyId: String, appId: String, environment: String) {
+        self.keyId = keyId
+        self.appId = appId
+        self.environment = environment
+    }
+}

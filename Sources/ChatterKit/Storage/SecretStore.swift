@@ -70,6 +70,9 @@ public enum StoreKey {
     /// use, or a software key. Unprotected, so a refresh in an extension needs no Face ID; it outlives sign-out, as
     /// the install's key.
     public static let dpopKey = "dpop.key"
+    /// This install's App Attest key identifier and whether chatterd kept it (`AppAttestation`). The key itself never
+    /// leaves the Secure Enclave.
+    public static let appAttestKey = "app-attest.key"
     /// The device token chatterd issued for `email`: proof that this device signed in to the address before,
     /// which gives its password attempts and code requests an allowance no one else can use up. It outlives
     /// sign-out on purpose.

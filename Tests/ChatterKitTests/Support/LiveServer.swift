@@ -36,7 +36,8 @@ struct LiveServer: Sendable {
 
     static func run(
         clock: TestClock = TestClock(), accessLifetime: Double = 300, sessionLifetime: Double = 3600, tls: Bool = false,
-        courseOnly: Bool = false, requireDPoP: Bool = false, dpopNonces: Bool = false, serverCertificate: (certificatePath: String, keyPath: String)? = nil,
+        courseOnly: Bool = false, requireDPoP: Bool = false, dpopNonces: Bool = false, appAttest: SimulatedAppAttest? = nil,
+        serverCertificate: (certificatePath: String, keyPath: String)? = nil,
         appleTokenService: (service: AppleTokenService, url: String)? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
@@ -59,6 +60,7 @@ struct LiveServer: Sendable {
                     config.transport = tls ? .developmentTLS : .http
                     config.requireDPoP = requireDPoP
                     config.dpopNonces = dpopNonces
+                    config.appAttestAppIDs = appAttest.map { [$0.appID] } ?? []
                     if let serverCertificate { config.transport = .tls(certificatePath: serverCertificate.certificatePath, keyPath: serverCertificate.keyPath) }
                     // With Apple's token service standing in: chatterd holds the team's key, as an operator's `.p8`.
                     if let (service, url) = appleTokenService {
@@ -75,7 +77,8 @@ struct LiveServer: Sendable {
                     let mail = CapturingMail()
                     let services = ServerAssembly(
                         configuration: config, store: store, mail: mail, googleKeys: HTTPJWKSSource(url: googleURL),
-                        appleKeys: HTTPJWKSSource(url: appleURL), appleSigningKey: try config.appleSigningKey(), now: clock.function, logger: logger)
+                        appleKeys: HTTPJWKSSource(url: appleURL), appleSigningKey: try config.appleSigningKey(), appAttestRoot: appAttest?.root,
+                        now: clock.function, logger: logger)
                     // The store must be closed however the test ends: SQLiteNIO asserts on an open connection.
                     do {
                         let transport = try PreparedTransport.prepare(config)

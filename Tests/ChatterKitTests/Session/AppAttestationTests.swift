@@ -1,0 +1,125 @@
+import ChatterTestSupport
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ChatterKit
+
+/// An install attesting its App Attest key through ChatterKit against a live chatterd, with a simulated device in
+/// place of `DCAppAttestService` (`SystemAppAttest` is the shell over the real one, type-checked against the stand-in).
+@Suite struct AppAttestationTests {
+    /// `DCAppAttestService` as Apple documents its behaviour, over `SimulatedAppAttest`: keys by identifier, and the
+    /// failures a test asks for.
+    final class SimulatedProvider: AppAttestProvider {
+        let device: SimulatedAppAttest
+        let isSupported: Bool
+        let now: @Sendable () -> Date
+        private let state = Mutex<(keys: [String: SimulatedAppAttest.Key], failures: [AppAttestProblem], generated: Int)>(([:], [], 0))
+
+        init(_ device: SimulatedAppAttest, supported: Bool = true, now: @escaping @Sendable () -> Date) {
+            self.device = device
+            isSupported = supported
+            self.now = now
+        }
+
+        /// The next attestations fail with `problems`, one each.
+        func fail(_ problems: AppAttestProblem...) { state.withLock { $0.failures += problems } }
+        var generated: Int { state.withLock { $0.generated } }
+
+        func generateKey() async throws -> String {
+            let key = SimulatedAppAttest.Key()
+            let id = Data(key.keyID).base64EncodedString()
+            state.withLock {
+                $0.keys[id] = key
+                $0.generated += 1
+            }
+            return id
+        }
+
+        func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data {
+            let (key, failure) = state.withLock { state in (state.keys[keyID], state.failures.isEmpty ? nil : state.failures.removeFirst()) }
+            if let failure { throw failure }
+            guard let key else { throw AppAttestProblem.invalidKey }
+            return Data(try device.attestation(of: key, clientDataHash: Array(clientDataHash), now: now()))
+        }
+
+        func generateAssertion(_ keyID: String, clientDataHash: Data) async throws -> Data {
+            guard let key = state.withLock({ $0.keys[keyID] }) else { throw AppAttestProblem.invalidKey }
+            return Data(try device.assertion(by: key, clientDataHash: Array(clientDataHash), counter: 1))
+        }
+    }
+
+    @Test func anInstallIsAttestedOnceAndRemembersIt() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        try await LiveServer.run(appAttest: device) { server in
+            let counter = CountingTransport()
+            let store = MemoryStore()
+            let provider = SimulatedProvider(device, now: server.clock.function)
+            let attestation = AppAttestation(api: server.api(transport: counter), store: store, provider: provider)
+            guard case .attested(let keyID) = await attestation.attest() else {
+                Issue.record("not attested")
+                return
+            }
+            let kept = try await server.store.appAttestKey(id: try #require(Data(base64Encoded: keyID).map(Array.init)))
+            #expect(kept?.appID == device.appID)
+            #expect(await attestation.attest() == .attested(keyID: keyID), "remembered")
+            #expect(counter.count(NativePath.appAttestChallenge) == 1 && counter.count(NativePath.appAttestKeys) == 1)
+            #expect(provider.generated == 1)
+        }
+    }
+
+    @Test func appleUnavailableIsTriedAgainWithTheSameKeyAndALostKeyIsReplaced() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        try await LiveServer.run(appAttest: device) { server in
+            let provider = SimulatedProvider(device, now: server.clock.function)
+            let attestation = AppAttestation(api: server.api(), store: MemoryStore(), provider: provider)
+            provider.fail(.serverUnavailable)
+            #expect(await attestation.attest() == .retryLater)
+            guard case .attested = await attestation.attest() else {
+                Issue.record("not attested on the second try")
+                return
+            }
+            #expect(provider.generated == 1, "Apple asks to retry with the same key")
+
+            let lost = AppAttestation(api: server.api(), store: MemoryStore(), provider: provider)
+            provider.fail(.invalidKey)
+            #expect(await lost.attest() == .retryLater)
+            guard case .attested = await lost.attest() else {
+                Issue.record("not attested with a new key")
+                return
+            }
+            #expect(provider.generated == 3, "the invalid key replaced")
+        }
+    }
+
+    @Test func unsupportedDevicesAndServersGoOnWithout() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        try await LiveServer.run { server in
+            let counter = CountingTransport()
+            let simulator = SimulatedProvider(device, supported: false, now: server.clock.function)
+            #expect(await AppAttestation(api: server.api(transport: counter), store: MemoryStore(), provider: simulator).attest() == .unsupported)
+            #expect(counter.count(NativePath.appAttestChallenge) == 0, "an unsupported device asks nothing")
+            let supported = SimulatedProvider(device, now: server.clock.function)
+            #expect(await AppAttestation(api: server.api(), store: MemoryStore(), provider: supported).attest() == .unsupported, "404: no app here")
+            let featureless = SimulatedProvider(device, now: server.clock.function)
+            featureless.fail(.featureUnsupported)
+            #expect(await AppAttestation(api: server.api(), store: MemoryStore(), provider: featureless).attest() == .unsupported)
+        }
+    }
+
+    @Test func anAttestationTheServerRefusesSaysWhy() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        // Another authority than the one chatterd trusts: the chain is refused.
+        let impostor = try SimulatedAppAttest(now: TestClock().now)
+        try await LiveServer.run(appAttest: device) { server in
+            let state = await AppAttestation(api: server.api(), store: MemoryStore(), provider: SimulatedProvider(impostor, now: server.clock.function))
+                .attest()
+            guard case .refused(let message) = state else {
+                Issue.record("not refused: \(state)")
+                return
+            }
+            #expect(message.contains("Apple App Attestation Root CA"))
+        }
+    }
+}

@@ -30,11 +30,13 @@
                 // After the first unlock, as the session's keychain item: a refresh in the background (a widget, a
                 // notification extension) signs while the device is locked. `.privateKeyUsage` is what lets the key sign
                 // (https://developer.apple.com/documentation/security/secaccesscontrolcreateflags/privatekeyusage).
-                guard
-                    let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, .privateKeyUsage, nil)
-                else { throw CocoaError(.featureUnsupported) }
-                let key = try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
-                return (EnclaveKey(key: key), Data([Kind.enclave.rawValue]) + key.dataRepresentation)
+                // An enclave that cannot make the key (a build without keychain access) leaves a software key, not a
+                // device that cannot sign in.
+                if let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, .privateKeyUsage, nil),
+                    let key = try? SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
+                {
+                    return (EnclaveKey(key: key), Data([Kind.enclave.rawValue]) + key.dataRepresentation)
+                }
             }
             let key = P256.Signing.PrivateKey()
             return (SoftwareKey(key: key), Data([Kind.software.rawValue]) + key.rawRepresentation)

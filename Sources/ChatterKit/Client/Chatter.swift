@@ -53,7 +53,7 @@ public final class Chatter {
     /// The device's own keys where CryptoKit has them (`SecureEnclaveDPoPKeys`: the Secure Enclave, else a software
     /// key kept ThisDeviceOnly); nil elsewhere, where the app passes its own.
     public nonisolated static var systemDeviceKeys: (any DPoPKeyFactory)? {
-        #if canImport(CryptoKit)
+        #if canImport(CryptoKit) && canImport(Security)
             SecureEnclaveDPoPKeys()
         #else
             nil

@@ -15,11 +15,13 @@ public struct ChatterClient: Sendable {
     /// A client for the server `api` talks to, keeping the session in `store`. Processes sharing the store (an
     /// app and its extensions) pass one `coordinator` (`.appGroup(_:)` on Apple platforms), so they take turns
     /// refreshing. `now` is the clock that decides expiry (tests pass their own); an access token within
-    /// `refreshLeeway` seconds of its end is refreshed before use. With `deviceKeys`, native requests carry proofs of
-    /// this install's key (DPoP), kept in `store`, and sessions signed in are bound to it: their tokens are worthless
-    /// off the device. Use one client per server and store in a process.
+    /// `refreshLeeway` seconds of its end is refreshed before use. With `deviceKeys` (by default the Secure Enclave's
+    /// where there is one, as in `Chatter`), native requests carry proofs of this install's key (DPoP), kept in
+    /// `store`, and sessions signed in are bound to it: their tokens are worthless off the device. An app and its
+    /// extensions sharing a store use the same kind of key. Use one client per server and store in a process.
     public init(
-        api: ChatterAPI, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, deviceKeys: (any DPoPKeyFactory)? = nil,
+        api: ChatterAPI, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil,
+        deviceKeys: (any DPoPKeyFactory)? = Chatter.systemDeviceKeys,
         now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60
     ) {
         var api = api

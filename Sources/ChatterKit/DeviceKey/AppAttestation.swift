@@ -55,7 +55,11 @@ public struct AppAttestation: Sendable {
 
     struct Stored: Codable, Equatable {
         var keyID: String
+        /// chatterd kept the key.
         var attested: Bool
+        /// Apple attested the key: it cannot be attested again (`attestKey` answers `invalidKey`), so if chatterd did
+        /// not keep it, the next try makes a new key.
+        var spent: Bool?
     }
 
     /// Attests the install's key unless it was before. Never throws: every outcome is a state the app can go on from.
@@ -70,22 +74,20 @@ public struct AppAttestation: Sendable {
         if let stored, stored.attested { return .attested(keyID: stored.keyID) }
         do {
             let keyID: String
-            if let stored {
+            if let stored, stored.spent != true {
+                // Apple could not attest it last time (`serverUnavailable`): the same key, as Apple asks.
                 keyID = stored.keyID
             } else {
                 keyID = try await provider.generateKey()
-                // Kept before it is attested: an attestation cut short is finished later with this key.
+                // Kept before it is attested: an attestation Apple could not finish is tried again with this key.
                 try await keep(Stored(keyID: keyID, attested: false))
             }
             let challenge: AppAttestChallengeResponse = try await api.send("POST", NativePath.appAttestChallenge)
             let attestation = try await provider.attestKey(keyID, clientDataHash: Data(SHA256Digest.hash(Array(challenge.challenge.utf8))))
-            do {
-                let _: AppAttestKeyResponse = try await api.send(
-                    "POST", NativePath.appAttestKeys,
-                    body: AppAttestKeyRequest(keyId: keyID, attestation: attestation.base64EncodedString(), challenge: challenge.challenge))
-            } catch ChatterError.server(409, let body) where body?.check == "attested" {
-                // Attested before, by a call whose answer was lost.
-            }
+            try await keep(Stored(keyID: keyID, attested: false, spent: true))
+            let _: AppAttestKeyResponse = try await api.send(
+                "POST", NativePath.appAttestKeys,
+                body: AppAttestKeyRequest(keyId: keyID, attestation: attestation.base64EncodedString(), challenge: challenge.challenge))
             try await keep(Stored(keyID: keyID, attested: true))
             return .attested(keyID: keyID)
         } catch let problem as AppAttestProblem {
@@ -98,9 +100,11 @@ public struct AppAttestation: Sendable {
             }
         } catch ChatterError.server(404, _) {
             return .unsupported
-        } catch ChatterError.server(let status, let body) where (400..<500).contains(status) && status != 429 {
+        } catch ChatterError.server(let status, let body) where body?.code == .invalidAppAttest && body?.check != "challenge" {
             return .refused(body?.message ?? "chatterd refused the attestation (\(status))")
         } catch {
+            // The network, storage, an expired challenge (the app was suspended), a limit: later, with a new key if
+            // Apple attested this one.
             return .retryLater
         }
     }

@@ -142,7 +142,9 @@ extension SessionManager {
             return try await api.send("POST", NativePath.refresh, body: RefreshRequest(refreshToken: token))
         } catch let error as ChatterError {
             // 401, or 400 where the refresh token is bound to a key this device no longer holds.
-            if case .server(let status, let body) = error, status == 401 || status == 400, let reason = Self.terminalReason(body, kind: .native) {
+            if case .server(let status, let body) = error, status == 401 || status == 400,
+                let reason = Self.terminalReason(body, kind: .native, provesKey: api.dpop != nil)
+            {
                 // Only if nobody signed in again meanwhile: that newer session is not the one refused.
                 if session?.refreshToken == token {
                     await forget()
@@ -204,7 +206,7 @@ extension SessionManager {
         if mayRefresh, code == .accessTokenExpired, used.kind == .native {
             return try await refresh(from: used)
         }
-        guard let reason = Self.terminalReason(body, kind: used.kind) else { throw error }
+        guard let reason = Self.terminalReason(body, kind: used.kind, provesKey: api.dpop != nil) else { throw error }
         if session?.accessToken == used.accessToken, await !clear(reason, ending: used), let session {
             return session
         }
@@ -232,14 +234,16 @@ extension SessionManager {
 
     /// The 401 answers that end a session for good. The course API's `/postauth` says only "401", so any
     /// 401 ends a course session; native answers must name a terminal code.
-    static func terminalReason(_ body: ErrorBody?, kind: AuthSession.Kind) -> SignOutReason? {
+    /// `provesKey`: this client sends proofs of a device key. One that does not (an extension set up without
+    /// `deviceKeys`) is refused a bound session's tokens too, and that says nothing about the session.
+    static func terminalReason(_ body: ErrorBody?, kind: AuthSession.Kind, provesKey: Bool) -> SignOutReason? {
         switch body?.code {
         case .refreshTokenReused: return .refreshTokenReused
         case .invalidAccessToken, .invalidRefreshToken: return .revoked
         case .expiredSession: return .expired
         // The session is bound to another key than this install's (the key was lost with a restore or reset): no
         // proof this device can make will ever do.
-        case .invalidDPoPProof where body?.check == DPoPProofs.sessionKeyCheck: return .revoked
+        case .invalidDPoPProof where provesKey && body?.check == DPoPProofs.sessionKeyCheck: return .revoked
         default: return kind == .course ? .revoked : nil
         }
     }

@@ -18,7 +18,12 @@ public enum FirstRunGuard {
     /// - Returns: whether this was the first run (and the store was cleared).
     @discardableResult
     public static func prepare(
-        _ store: any SecretStore, keys: [String] = [StoreKey.session, StoreKey.sessionStamp, StoreKey.email, StoreKey.pendingAppleRegistration],
+        _ store: any SecretStore,
+        keys: [String] = [
+            StoreKey.session, StoreKey.sessionStamp, StoreKey.email, StoreKey.pendingAppleRegistration,
+            // App Attest keys do not survive a reinstall; the keychain's record of one does.
+            StoreKey.appAttestKey,
+        ],
         defaults: UserDefaults = .standard, isAppExtension: Bool = Bundle.main.bundlePath.hasSuffix(".appex")
     ) async throws(StorageError) -> Bool {
         if defaults.bool(forKey: markerKey) || isAppExtension { return false }

@@ -15,7 +15,8 @@ import Testing
         let device: SimulatedAppAttest
         let isSupported: Bool
         let now: @Sendable () -> Date
-        private let state = Mutex<(keys: [String: SimulatedAppAttest.Key], failures: [AppAttestProblem], generated: Int)>(([:], [], 0))
+        private let state = Mutex<(keys: [String: SimulatedAppAttest.Key], attested: Set<String>, failures: [AppAttestProblem], generated: Int)>(
+            ([:], [], [], 0))
 
         init(_ device: SimulatedAppAttest, supported: Bool = true, now: @escaping @Sendable () -> Date) {
             self.device = device
@@ -40,7 +41,8 @@ import Testing
         func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data {
             let (key, failure) = state.withLock { state in (state.keys[keyID], state.failures.isEmpty ? nil : state.failures.removeFirst()) }
             if let failure { throw failure }
-            guard let key else { throw AppAttestProblem.invalidKey }
+            // A key is attested once: Apple answers `invalidKey` for one attested before, or one it does not know.
+            guard let key, state.withLock({ $0.attested.insert(keyID).inserted }) else { throw AppAttestProblem.invalidKey }
             return Data(try device.attestation(of: key, clientDataHash: Array(clientDataHash), now: now()))
         }
 
@@ -93,6 +95,36 @@ import Testing
         }
     }
 
+    @Test func aKeyAppleAttestedButChatterdNeverKeptIsReplaced() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        try await LiveServer.run(appAttest: device) { server in
+            let keys = FailingPath(NativePath.appAttestKeys)
+            let provider = SimulatedProvider(device, now: server.clock.function)
+            let attestation = AppAttestation(api: server.api(transport: keys), store: MemoryStore(), provider: provider)
+            // Apple attests the key, then the answer to chatterd is lost: the key cannot be attested again.
+            keys.failing = true
+            #expect(await attestation.attest() == .retryLater)
+            keys.failing = false
+            guard case .attested(let keyID) = await attestation.attest() else {
+                Issue.record("not attested with a new key")
+                return
+            }
+            #expect(provider.generated == 2, "a new key, as the spent one would be refused")
+            let id = Array(try #require(Data(base64Encoded: keyID)))
+            #expect(try await server.store.appAttestKey(id: id) != nil)
+        }
+    }
+
+    @Test func anExpiredChallengeIsTriedAgainLater() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        try await LiveServer.run(appAttest: device) { server in
+            // The app was suspended between the challenge and the attestation.
+            let provider = SimulatedProvider(device, now: server.clock.function)
+            let slow = DelayedPath(NativePath.appAttestKeys) { server.clock.advance(by: 301) }
+            #expect(await AppAttestation(api: server.api(transport: slow), store: MemoryStore(), provider: provider).attest() == .retryLater)
+        }
+    }
+
     @Test func unsupportedDevicesAndServersGoOnWithout() async throws {
         let device = try SimulatedAppAttest(now: TestClock().now)
         try await LiveServer.run { server in
@@ -121,5 +153,40 @@ import Testing
             }
             #expect(message.contains("Apple App Attestation Root CA"))
         }
+    }
+}
+
+/// Fails requests to one path with a connection error while `failing` is set.
+final class FailingPath: HTTPTransport, @unchecked Sendable {
+    let path: String
+    let inner = URLSessionTransport()
+    private let state = Mutex(false)
+    var failing: Bool {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    init(_ path: String) { self.path = path }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if failing, request.url.path == path { throw URLError(.networkConnectionLost) }
+        return try await inner.send(request)
+    }
+}
+
+/// Runs `before` ahead of each request to one path.
+final class DelayedPath: HTTPTransport {
+    let path: String
+    let before: @Sendable () -> Void
+    let inner = URLSessionTransport()
+
+    init(_ path: String, before: @escaping @Sendable () -> Void) {
+        self.path = path
+        self.before = before
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if request.url.path == path { before() }
+        return try await inner.send(request)
     }
 }

@@ -117,6 +117,23 @@ import Testing
         }
     }
 
+    @Test func aClientWithoutAKeyIsRefusedABoundSessionButSignsNobodyOut() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            // An extension set up without device keys, sharing the app's store.
+            let store = MemoryStore()
+            try await server.client(store: store, deviceKeys: SoftwareDPoPKeys()).signInByEmail(on: server)
+            let keyless = server.client(store: store)
+            do {
+                _ = try await keyless.me()
+                Issue.record("a bound session's token worked without its key")
+            } catch ChatterError.server(401, let body) {
+                #expect(body?.check == "session_key")
+            }
+            #expect(try await store.read(StoreKey.session) != nil, "the session stays for the app that holds the key")
+            #expect(try await server.client(store: store, deviceKeys: SoftwareDPoPKeys()).me().email == "ada@example.com")
+        }
+    }
+
     @Test func aLostKeyFoundAtRefreshSignsOutToo() async throws {
         try await LiveServer.run(accessLifetime: 300) { server in
             let store = MemoryStore()

@@ -87,11 +87,28 @@ import Testing
                     try await h.post(NativePath.appAttestKeys, AppAttestKeyRequest(keyId: "!", attestation: "!", challenge: try await newChallenge(h)))
                 )
             )
+            let keyID = Base64URL.encode(key.keyID)
+            refusals.append(
+                (
+                    "an attestation that is not base64",
+                    try await h.post(NativePath.appAttestKeys, AppAttestKeyRequest(keyId: keyID, attestation: "!", challenge: try await newChallenge(h)))
+                ))
+            refusals.append(
+                (
+                    "an attestation over 16 KB",
+                    try await h.post(
+                        NativePath.appAttestKeys,
+                        AppAttestKeyRequest(keyId: keyID, attestation: String(repeating: "A", count: 24_000), challenge: try await newChallenge(h)))
+                ))
+            // A refused attestation spent its challenge: the genuine attestation cannot follow with it.
+            let spent = try await newChallenge(h)
+            refusals.append(("another app, first", try await attest(h, device, key, challenge: spent, appID: "ABCDE12345.com.example.impostor")))
+            refusals.append(("then the genuine one with its challenge", try await attest(h, device, key, challenge: spent)))
             let checks = try refusals.map { what, response in
                 #expect(response.status == .badRequest, "\(what)")
                 return try h.decode(ErrorBody.self, response).check ?? ""
             }
-            #expect(checks == ["app_id", "nonce", "environment", "challenge", "key_id", "key_id"])
+            #expect(checks == ["app_id", "nonce", "environment", "challenge", "key_id", "key_id", "format", "format", "app_id", "challenge"])
             #expect(try await h.store.appAttestKey(id: key.keyID) == nil)
         }
         // Under Apple's root (as chatterd runs), the test's authority is no chain.

@@ -48,11 +48,8 @@ public struct SimulatedAppAttest: Sendable {
         let appID = appID ?? self.appID
         let environment = environment ?? self.environment
         let point = Array(key.privateKey.publicKey.x963Representation)
-        let coseKey = CBOREncoder.map([
-            (.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), .bytes(Array(point[1...32]))), (.int(-3), .bytes(Array(point[33...]))),
-        ])
         let authData =
-            AppAttestVerifier.rpIDHash(appID) + [0x40] + [0, 0, 0, 0] + environment.aaguid + [0, 32] + key.keyID + coseKey
+            AppAttestVerifier.rpIDHash(appID) + [0x40] + [0, 0, 0, 0] + environment.aaguid + [0, 32] + key.keyID + CBOREncoder.coseKey(point)
         let nonce = Array(SHA256.hash(data: authData + clientDataHash))
         // SEQUENCE { [1] EXPLICIT OCTET STRING nonce }
         let nonceValue: [UInt8] = [0x30, 0x24, 0xA1, 0x22, 0x04, 0x20] + nonce

@@ -60,9 +60,7 @@ public final class SoftwareAuthenticator: @unchecked Sendable {
             key: key, signCount: countsSignatures ? 1 : 0)
         lock.withLock { stored.append(credential) }
         let point = Array(key.publicKey.x963Representation)
-        let coseKey = CBOREncoder.map([
-            (.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), .bytes(Array(point[1...32]))), (.int(-3), .bytes(Array(point[33...64]))),
-        ])
+        let coseKey = CBOREncoder.coseKey(point)
         let authData =
             Array(SHA256.hash(data: Array(options.rp.id.utf8))) + [flags(attested: true)] + counter(credential.signCount) + aaguid
             + [UInt8(credential.id.count >> 8), UInt8(credential.id.count & 0xFF)] + credential.id + coseKey
@@ -128,6 +126,11 @@ public enum CBOREncoder {
         case text(String)
         /// Already encoded.
         case raw([UInt8])
+    }
+
+    /// A P-256 key as COSE writes it in authenticator data (RFC 9053 §7.1.1: EC2, ES256), from its X9.63 point.
+    public static func coseKey(_ point: [UInt8]) -> [UInt8] {
+        map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), .bytes(Array(point[1...32]))), (.int(-3), .bytes(Array(point[33...64])))])
     }
 
     public static func map(_ entries: [(Item, Item)]) -> [UInt8] {

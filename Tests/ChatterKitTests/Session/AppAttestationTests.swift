@@ -98,13 +98,13 @@ import Testing
     @Test func aKeyAppleAttestedButChatterdNeverKeptIsReplaced() async throws {
         let device = try SimulatedAppAttest(now: TestClock().now)
         try await LiveServer.run(appAttest: device) { server in
-            let keys = FailingPath(NativePath.appAttestKeys)
+            let keys = SwitchableTransport(only: NativePath.appAttestKeys)
             let provider = SimulatedProvider(device, now: server.clock.function)
             let attestation = AppAttestation(api: server.api(transport: keys), store: MemoryStore(), provider: provider)
             // Apple attests the key, then the answer to chatterd is lost: the key cannot be attested again.
-            keys.failing = true
+            keys.setDown(true)
             #expect(await attestation.attest() == .retryLater)
-            keys.failing = false
+            keys.setDown(false)
             guard case .attested(let keyID) = await attestation.attest() else {
                 Issue.record("not attested with a new key")
                 return
@@ -153,24 +153,6 @@ import Testing
             }
             #expect(message.contains("Apple App Attestation Root CA"))
         }
-    }
-}
-
-/// Fails requests to one path with a connection error while `failing` is set.
-final class FailingPath: HTTPTransport, @unchecked Sendable {
-    let path: String
-    let inner = URLSessionTransport()
-    private let state = Mutex(false)
-    var failing: Bool {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
-    }
-
-    init(_ path: String) { self.path = path }
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if failing, request.url.path == path { throw URLError(.networkConnectionLost) }
-        return try await inner.send(request)
     }
 }
 

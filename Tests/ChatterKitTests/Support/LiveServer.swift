@@ -174,19 +174,22 @@ final class CountingTransport: HTTPTransport {
     }
 }
 
-/// A transport that fails every request with a connection error while `down` is set.
+/// A transport that fails every request (or those to one path) with a connection error while `down` is set.
 final class SwitchableTransport: HTTPTransport {
     let inner: any HTTPTransport
+    /// The one path that fails while down, or nil for every request.
+    let path: String?
     private let state = Mutex(false)
 
-    init(_ inner: any HTTPTransport = URLSessionTransport()) {
+    init(_ inner: any HTTPTransport = URLSessionTransport(), only path: String? = nil) {
         self.inner = inner
+        self.path = path
     }
 
     func setDown(_ down: Bool) { state.withLock { $0 = down } }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if state.withLock({ $0 }) { throw URLError(.cannotConnectToHost) }
+        if state.withLock({ $0 }), path == nil || request.url.path == path { throw URLError(.cannotConnectToHost) }
         return try await inner.send(request)
     }
 }

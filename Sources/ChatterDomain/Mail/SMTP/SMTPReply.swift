@@ -19,6 +19,9 @@ package struct SMTPReplyParser {
     package static let maximumLines = 100
 
     private var buffer = ByteBuffer()
+    /// How many unread bytes are known to hold no LF. A server that sends a long line a byte at a
+    /// time would otherwise have every byte searched again at each arrival (quadratic).
+    private var searched = 0
     private var pending: (code: Int, lines: [String])?
 
     /// True when bytes have arrived that no complete reply has used yet.
@@ -31,13 +34,16 @@ package struct SMTPReplyParser {
 
     /// The next complete reply, or nil until more bytes arrive.
     package mutating func next() throws(MailError) -> SMTPReply? {
-        while let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+        while let newline = buffer.readableBytesView.dropFirst(searched).firstIndex(of: UInt8(ascii: "\n")) {
             var line = buffer.readBytes(length: newline - buffer.readerIndex + 1) ?? []
+            searched = 0
             line.removeLast()
             if line.last == UInt8(ascii: "\r") { line.removeLast() }
-            buffer.discardReadBytes()
             if let reply = try take(line) { return reply }
         }
+        // Once per batch, not per line: moving the rest down after each of many lines is quadratic too.
+        buffer.discardReadBytes()
+        searched = buffer.readableBytes
         // One byte more than a line: the CR of a longest line whose LF has not arrived yet.
         if buffer.readableBytes > Self.maximumLineLength + 1 { throw Self.malformed }
         return nil

@@ -16,7 +16,7 @@ import time
 import urllib.parse
 import uuid
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 ISSUER = "https://accounts.google.com"
 # `IdentityKey.emailIssuer` (Sources/ChatterCore/Models/Models.swift): the pseudo-issuer of addresses proven by a code.
 EMAIL_ISSUER = "email"
@@ -232,7 +232,7 @@ class PostgresDatabase:
     """A database of its own on a PostgreSQL server, for one bench run, reached with psql (written
     against PostgreSQL migration 3, Sources/ChatterStorage/Postgres/PostgresMigrations.swift)."""
 
-    PG_SCHEMA_VERSION = 11
+    PG_SCHEMA_VERSION = 12
 
     def __init__(self, admin_url, name):
         self.admin_url, self.name = admin_url, name

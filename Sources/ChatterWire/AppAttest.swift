@@ -50,3 +50,23 @@ public struct AppAttestKeyResponse: Codable, Sendable, Equatable {
         self.environment = environment
     }
 }
+
+/// How an attested install vouches for a sign-in: a header on the request that starts the session.
+public enum AppAttestAssertion {
+    /// The header's name. Its value is `<key ID>.<challenge>.<assertion>`, each base64url: the attested key's ID, a
+    /// fresh challenge (`POST /v1/auth/app-attest/challenge`), and the key's assertion over the client data
+    /// `clientData(challenge:thumbprint:)`.
+    public static let header = "App-Attest-Assertion"
+
+    /// What the assertion signs: the challenge and the JWK thumbprint (RFC 7638) of the DPoP key the request proves
+    /// it holds, so it vouches for that key alone; without a proof, the challenge and an empty thumbprint.
+    public static func clientData(challenge: String, thumbprint: String?) -> String {
+        "\(challenge).\(thumbprint ?? "")"
+    }
+
+    /// The routes a client vouches for: those that start a session.
+    public static let routes: Set<String> = [
+        NativePath.google, NativePath.apple, NativePath.emailVerify, NativePath.passwordSignUp, NativePath.passwordSignIn,
+        NativePath.passwordReset, NativePath.passkeySignUp, NativePath.passkeySignIn, NativePath.secondStep,
+    ]
+}

@@ -28,9 +28,14 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidDPoPProof = "invalid_dpop_proof"
     /// The proof lacked the server's current nonce: retry with a new proof carrying the `DPoP-Nonce` header's value.
     case useDPoPNonce = "use_dpop_nonce"
-    /// An App Attest attestation that failed a check (`ErrorBody.check` names it: `challenge`, `format`, `chain`,
-    /// `nonce`, `key_id`, `app_id`, `counter`, `environment`, `credential_id`, or `attested` for a key attested before).
+    /// An App Attest attestation or assertion that failed a check (`ErrorBody.check` names it: `challenge`, `format`,
+    /// `chain`, `nonce`, `key_id`, `app_id`, `counter`, `environment`, `credential_id`, `signature`, or `attested` for a
+    /// key attested before).
     case invalidAppAttest = "invalid_app_attest"
+    /// The operator creates accounts only for installs of its apps that App Attest vouches for
+    /// (`--app-attest-sign-up`): sign up in the app, which sends an `App-Attest-Assertion`. Existing accounts sign in as
+    /// before.
+    case appAttestRequired = "app_attest_required"
 
     // Signing in.
     /// A provider's ID token failed a check (`ErrorBody.check` names it).

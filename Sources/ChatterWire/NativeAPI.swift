@@ -421,15 +421,21 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     /// The second factor its sign-in passed besides its method (`totp`, `recovery_code`, or `passkey` for a
     /// passkey sign-in, two factors in one); nil for a one-factor sign-in.
     public var secondFactor: String?
+    /// The app (`TEAMID.bundle.id`) whose install App Attest vouched for the sign-in (an `App-Attest-Assertion`):
+    /// the operator's genuine app on a genuine Apple device. nil for a sign-in without one.
+    public var attestedApp: String?
 
     /// A session as chatterd lists it.
-    public init(id: String, userAgent: String?, createdAt: Double, lastUsedAt: Double, current: Bool, secondFactor: String? = nil) {
+    public init(
+        id: String, userAgent: String?, createdAt: Double, lastUsedAt: Double, current: Bool, secondFactor: String? = nil, attestedApp: String? = nil
+    ) {
         self.id = id
         self.userAgent = userAgent
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.current = current
         self.secondFactor = secondFactor
+        self.attestedApp = attestedApp
     }
 }
 

@@ -25,3 +25,17 @@ public struct AppAttestKeyRecord: Sendable, Equatable {
         self.lastUsedAt = lastUsedAt
     }
 }
+
+/// The attested install a request spoke for: an assertion by its App Attest key, over a fresh challenge and the
+/// request's DPoP key, verified at the edge. A session it starts records it, and the operator may require one to
+/// create an account.
+public struct AttestedInstall: Sendable, Hashable {
+    public var keyID: [UInt8]
+    /// The app its attestation named (`TEAMID.bundle.id`).
+    public var appID: String
+
+    public init(keyID: [UInt8], appID: String) {
+        self.keyID = keyID
+        self.appID = appID
+    }
+}

@@ -97,13 +97,20 @@ public struct ClientInfo: Sendable, Hashable {
     /// The JWK thumbprint of the key the request proved it holds with a DPoP proof (RFC 9449), checked at
     /// the edge: a session it starts is bound to that key. nil without a proof.
     public var boundKey: String?
+    /// The attested install whose App Attest key vouched for the request (`AttestedInstall`), checked at the edge;
+    /// nil without an assertion.
+    public var attested: AttestedInstall?
 
-    public init(ip: String? = nil, userAgent: String? = nil, network: String? = nil, wideNetwork: String? = nil, boundKey: String? = nil) {
+    public init(
+        ip: String? = nil, userAgent: String? = nil, network: String? = nil, wideNetwork: String? = nil, boundKey: String? = nil,
+        attested: AttestedInstall? = nil
+    ) {
         self.ip = ip
         self.userAgent = userAgent
         self.network = network
         self.wideNetwork = wideNetwork
         self.boundKey = boundKey
+        self.attested = attested
     }
 
     /// The keys per-client limits count under, narrowest first: the n-th has `widening`^n times the limit.
@@ -305,9 +312,14 @@ public struct SessionRecord: Sendable, Equatable {
     public var lastUsedAt: Date
     /// The second factor the session's sign-in passed (`SecondFactorKind`); nil for one factor.
     public var secondFactor: String? = nil
+    /// The app whose attested install vouched for the sign-in (`AttestedInstall.appID`); nil without.
+    public var attestedApp: String? = nil
 
     /// Memberwise, for the other layers (a struct's own is internal).
-    package init(id: UUID, method: String, userAgent: String? = nil, ip: String? = nil, createdAt: Date, lastUsedAt: Date, secondFactor: String? = nil) {
+    package init(
+        id: UUID, method: String, userAgent: String? = nil, ip: String? = nil, createdAt: Date, lastUsedAt: Date, secondFactor: String? = nil,
+        attestedApp: String? = nil
+    ) {
         self.id = id
         self.method = method
         self.userAgent = userAgent
@@ -315,6 +327,7 @@ public struct SessionRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.secondFactor = secondFactor
+        self.attestedApp = attestedApp
     }
 }
 

@@ -490,12 +490,23 @@ public struct StaleCutoffs: Sendable, Equatable {
     public var deviceTokens: Date
     /// Audit events before this; nil keeps them all.
     public var audit: Date?
+    /// App Attest keys attested before this and never used by an assertion since (an install that attested and
+    /// never signed in).
+    public var unusedAppAttestKeys: Date
+    /// App Attest keys whose last assertion came before this (an install long gone). A purged key costs an install
+    /// still in use one new attestation at its next sign-in.
+    public var idleAppAttestKeys: Date
 
-    public init(now: Date, counters: Date, deviceTokens: Date, audit: Date?) {
+    public init(
+        now: Date, counters: Date, deviceTokens: Date, audit: Date?, unusedAppAttestKeys: Date = .distantPast,
+        idleAppAttestKeys: Date = .distantPast
+    ) {
         self.now = now
         self.counters = counters
         self.deviceTokens = deviceTokens
         self.audit = audit
+        self.unusedAppAttestKeys = unusedAppAttestKeys
+        self.idleAppAttestKeys = idleAppAttestKeys
     }
 
     /// Counters, codes and hand-offs before `cutoff`; no device token or audit event.

@@ -6,11 +6,13 @@ extension UserRepository {
     /// Finds the user behind `claims.key`, creating both on first sign-in. A user found through a verified
     /// email of another identity is linked only when `claims.emailVerified` is true as well. A non-nil
     /// display name replaces the stored one; name parts are stored once and never erased by an empty sign-in.
-    public func signIn(_ claims: IdentityClaims, fallbackName: String, at now: Date) async throws -> User {
-        try await ChatterMetrics.database("sign_in") { try await linkOrCreate(claims, fallbackName: fallbackName, at: now) }
+    /// `mayCreate` false (`SignUpGate`): a sign-in that would create a user is refused (`AppAttestError.required`),
+    /// decided in the transaction that would create it.
+    public func signIn(_ claims: IdentityClaims, fallbackName: String, at now: Date, mayCreate: Bool) async throws -> User {
+        try await ChatterMetrics.database("sign_in") { try await linkOrCreate(claims, fallbackName: fallbackName, at: now, mayCreate: mayCreate) }
     }
 
-    private func linkOrCreate(_ claims: IdentityClaims, fallbackName: String, at now: Date) async throws -> User {
+    private func linkOrCreate(_ claims: IdentityClaims, fallbackName: String, at now: Date, mayCreate: Bool) async throws -> User {
         if let found = try await linkedIdentity(claims.key),
             SignInChange(claims: claims, user: found.user, email: found.identity.email, emailVerified: found.identity.emailVerified).isNone
         {
@@ -25,6 +27,7 @@ extension UserRepository {
             if let linked = try await Self.linkableAccount(for: claims, in: account) {
                 userID = linked
             } else {
+                guard mayCreate else { throw AppAttestError.required }
                 userID = UUID()
                 try await account.insertUser(id: userID, displayName: claims.displayName ?? fallbackName, at: now)
             }

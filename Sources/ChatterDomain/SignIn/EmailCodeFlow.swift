@@ -8,6 +8,9 @@ package struct EmailCodeFlow: Sendable {
     package let codes: EmailCodeService
     package let devices: DeviceTokens
     package let audit: AuditLog
+    /// Who may create an account (`--app-attest-sign-up`); the password flow, which creates accounts with this
+    /// flow's codes, asks it too.
+    package var signUps = SignUpGate()
     package let now: @Sendable () -> Date
 
     package static func address(_ raw: String) throws -> String {
@@ -43,7 +46,7 @@ package struct EmailCodeFlow: Sendable {
     package func signIn(email: String, code: String, method: SignInMethod = .email, client: ClientInfo) async throws -> User {
         try await redeem(code, for: email, method: method, client: client)
         let claims = IdentityClaims(key: .email(email), email: email, emailVerified: true)
-        return try await users.signIn(claims, fallbackName: DisplayName.from(email: email), at: now())
+        return try await users.signIn(claims, fallbackName: DisplayName.from(email: email), at: now(), mayCreate: signUps.admits(client))
     }
 
     /// Memberwise, for the other layers (a struct's own is internal).

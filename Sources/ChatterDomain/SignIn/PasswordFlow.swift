@@ -39,7 +39,7 @@ package struct PasswordFlow: Sendable {
         let display = displayName.flatMap(DisplayName.from) ?? DisplayName.from(email: email)
         let user = try await store.signIn(
             IdentityClaims(key: .email(email), displayName: displayName == nil ? nil : display, email: email, emailVerified: true),
-            fallbackName: display, at: now())
+            fallbackName: display, at: now(), mayCreate: codes.signUps.admits(client))
         // Or the address linked to an account made another way (a provider's verified address).
         let summary = try await store.accountSummary(userID: user.id)
         let existed = hadAddress || summary.identities.count > 1 || summary.hasPasskey
@@ -77,7 +77,8 @@ package struct PasswordFlow: Sendable {
         try await codes.redeem(code, for: email, method: .password, client: client)
         let hash = try await hashed(newPassword)
         let user = try await store.signIn(
-            IdentityClaims(key: .email(email), email: email, emailVerified: true), fallbackName: DisplayName.from(email: email), at: now())
+            IdentityClaims(key: .email(email), email: email, emailVerified: true), fallbackName: DisplayName.from(email: email), at: now(),
+            mayCreate: codes.signUps.admits(client))
         try await replacePassword(hash, for: user, email: email, client: client, replacing: .reset)
         return (user, email)
     }

@@ -13,13 +13,16 @@ package struct ProviderSignIn: Sendable {
     /// Finds or creates the account an identity names (`UserRepository.signIn`).
     package let users: any UserRepository
     package let appleTokens: AppleTokens
+    /// Who may create an account (`--app-attest-sign-up`).
+    package var signUps = SignUpGate()
     package let now: @Sendable () -> Date
 
     /// A Google sign-in: the account its ID token names.
     package func google(_ idToken: String, clientID: String, nonce: NonceExpectation = .notChecked, client: ClientInfo) async throws -> SignInFlow {
         SignInFlow(
             user: try await users.signIn(
-                try await googleClaims(idToken, clientID: clientID, nonce: nonce, client: client), fallbackName: DisplayName.missing, at: now()),
+                try await googleClaims(idToken, clientID: clientID, nonce: nonce, client: client), fallbackName: DisplayName.missing, at: now(),
+                mayCreate: signUps.admits(client)),
             method: .google)
     }
 
@@ -30,7 +33,7 @@ package struct ProviderSignIn: Sendable {
     ) async throws -> SignInFlow {
         let (claims, identity) = try await appleClaims(
             identityToken, rawNonce: rawNonce, name: name, user: user, authorizationCode: authorizationCode, client: client)
-        let account = try await users.signIn(claims, fallbackName: DisplayName.missing, at: now())
+        let account = try await users.signIn(claims, fallbackName: DisplayName.missing, at: now(), mayCreate: signUps.admits(client))
         await appleTokens.keep(code: authorizationCode, for: identity, userID: account.id)
         return SignInFlow(user: account, method: .apple)
     }

@@ -15,6 +15,9 @@ public struct ChatterAPI: Sendable {
     /// Proofs of this device's key (DPoP, RFC 9449) for the native API, or nil to send bearer tokens.
     /// `ChatterClient(api:store:coordinator:deviceKeys:)` sets it; a session signed in with proofs is bound to the key.
     public var dpop: DPoPProofs?
+    /// The attested install's assertions (App Attest), sent with each request that starts a session;
+    /// `ChatterClient(api:store:coordinator:deviceKeys:appAttest:)` sets it.
+    var vouching: AppAttestVouching?
 
     /// A client for the chatterd at `baseURL`. The default transport uses `URLSession.shared`; pass a
     /// `URLSessionTransport` over a session of your own to pin the server's key.
@@ -61,10 +64,14 @@ public struct ChatterAPI: Sendable {
         let proofs = path.hasPrefix("/v1/") && (bearer != nil || path.hasPrefix("/v1/auth/")) ? dpop : nil
         if let bearer, proofs != nil { headers["Authorization"] = "DPoP \(bearer)" }
         let route = String(path.prefix { $0 != "?" })
+        // An attested install vouches for each sign-in: an assertion over a fresh challenge and this request's DPoP key.
+        let vouching = method == "POST" && AppAttestAssertion.routes.contains(route) ? vouching : nil
+        var assertions = 0
         var response: TransportResponse
         var failed: ErrorBody?
         var started = ContinuousClock.now
         var attempt = 0
+        var nonceRetried = false
         while true {
             attempt += 1
             if let proofs {
@@ -73,6 +80,12 @@ public struct ChatterAPI: Sendable {
                 } catch {
                     throw Self.failure(error)
                 }
+            }
+            if let vouching, headers[AppAttestAssertion.header] == nil, assertions < 2 {
+                // fail-closed: without a thumbprint the assertion covers none, and chatterd refuses it for a request with a proof
+                let thumbprint = proofs == nil ? nil : try? await proofs?.thumbprint()
+                headers[AppAttestAssertion.header] = await vouching.header(thumbprint: thumbprint)
+                assertions += 1
             }
             started = ContinuousClock.now
             do {
@@ -85,7 +98,16 @@ public struct ChatterAPI: Sendable {
             failed = (200..<300).contains(response.status) ? nil : try? JSONDecoder().decode(ErrorBody.self, from: response.body)
             // The server wants its nonce in the proof (RFC 9449 §8): it refused the proof before any route ran, so the
             // request is sent again with the nonce it just gave, once.
-            guard proofs != nil, attempt == 1, failed?.code == .useDPoPNonce else { break }
+            let wantsNonce = proofs != nil && !nonceRetried && failed?.code == .useDPoPNonce
+            // chatterd refused the assertion before the route ran (a counter overtaken by another of this install's
+            // sign-ins, a key it no longer knows): once more with a new one, then without.
+            let refusedAssertion = headers[AppAttestAssertion.header] != nil && failed?.code == .invalidAppAttest
+            guard wantsNonce || refusedAssertion else { break }
+            nonceRetried = nonceRetried || wantsNonce
+            if refusedAssertion {
+                headers[AppAttestAssertion.header] = nil
+                await vouching?.refused(failed)
+            }
             logExchange(method, route, response, failed, since: started)
         }
         logExchange(method, route, response, failed, since: started)

@@ -40,14 +40,16 @@ public final class Chatter {
 
     /// A `Chatter` for the chatterd at `server`, keeping the session in `store`; processes sharing `store` (an app
     /// and its extensions) pass one `coordinator`. `log` receives one line per request (see `ChatterAPI.log`).
-    /// Sessions are bound to `deviceKeys`' key (DPoP): by default the Secure Enclave's where there is one.
+    /// Sessions are bound to `deviceKeys`' key (DPoP): by default the Secure Enclave's where there is one. With
+    /// `appAttest` (`SystemAppAttest()`), the install's App Attest key vouches for each sign-in.
     public convenience init(
         server: URL, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil, transport: any HTTPTransport = URLSessionTransport(),
-        deviceKeys: (any DPoPKeyFactory)? = Chatter.systemDeviceKeys, log: (@Sendable (RequestLog) -> Void)? = nil
+        deviceKeys: (any DPoPKeyFactory)? = Chatter.systemDeviceKeys, appAttest: (any AppAttestProvider)? = nil,
+        log: (@Sendable (RequestLog) -> Void)? = nil
     ) {
         var api = ChatterAPI(baseURL: server, transport: transport)
         api.log = log
-        self.init(client: ChatterClient(api: api, store: store, coordinator: coordinator, deviceKeys: deviceKeys))
+        self.init(client: ChatterClient(api: api, store: store, coordinator: coordinator, deviceKeys: deviceKeys, appAttest: appAttest))
     }
 
     /// The device's own keys where CryptoKit has them (`SecureEnclaveDPoPKeys`: the Secure Enclave, else a software

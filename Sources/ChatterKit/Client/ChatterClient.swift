@@ -18,14 +18,18 @@ public struct ChatterClient: Sendable {
     /// `refreshLeeway` seconds of its end is refreshed before use. With `deviceKeys` (by default the Secure Enclave's
     /// where there is one, as in `Chatter`), native requests carry proofs of this install's key (DPoP), kept in
     /// `store`, and sessions signed in are bound to it: their tokens are worthless off the device. An app and its
-    /// extensions sharing a store use the same kind of key. Use one client per server and store in a process.
+    /// extensions sharing a store use the same kind of key. With `appAttest` (`SystemAppAttest()` in an app with the App
+    /// Attest capability), the install's App Attest key is attested at the first sign-in and vouches for every sign-in
+    /// after, so the session list shows the genuine app and a server that creates accounts only for attested installs
+    /// (`--app-attest-sign-up`) lets this one sign up. Use one client per server and store in a process.
     public init(
         api: ChatterAPI, store: any SecretStore, coordinator: (any SessionCoordinator)? = nil,
-        deviceKeys: (any DPoPKeyFactory)? = Chatter.systemDeviceKeys,
+        deviceKeys: (any DPoPKeyFactory)? = Chatter.systemDeviceKeys, appAttest: (any AppAttestProvider)? = nil,
         now: @escaping @Sendable () -> Date = Date.init, refreshLeeway: TimeInterval = 60
     ) {
         var api = api
         if let deviceKeys { api.dpop = DPoPProofs(store: store, coordinator: coordinator, keys: deviceKeys, now: now) }
+        if let appAttest { api.vouching = AppAttestVouching(attestation: AppAttestation(api: api, store: store, provider: appAttest)) }
         self.api = api
         sessions = SessionManager(api: api, store: store, coordinator: coordinator, now: now, refreshLeeway: refreshLeeway)
     }

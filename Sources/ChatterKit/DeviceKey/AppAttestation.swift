@@ -109,6 +109,30 @@ public struct AppAttestation: Sendable {
         }
     }
 
+    /// The `App-Attest-Assertion` header vouching for a sign-in whose DPoP key has `thumbprint`: an assertion by the
+    /// attested key `keyID` over a new challenge and the thumbprint. nil when any step fails (the sign-in goes on
+    /// without).
+    func assertion(keyID: String, thumbprint: String?) async -> String? {
+        do {
+            let challenge: AppAttestChallengeResponse = try await api.send("POST", NativePath.appAttestChallenge)
+            let covered = AppAttestAssertion.clientData(challenge: challenge.challenge, thumbprint: thumbprint)
+            let assertion = try await provider.generateAssertion(keyID, clientDataHash: Data(SHA256Digest.hash(Array(covered.utf8))))
+            guard let id = Data(base64Encoded: keyID) else { return nil }
+            return "\(id.base64URL).\(challenge.challenge).\(assertion.base64URL)"
+        } catch AppAttestProblem.invalidKey {
+            // The key is gone (a restore to another device): the next sign-in attests a new one.
+            await forget()
+            return nil
+        } catch {
+            return nil
+        }
+    }
+
+    /// Forgets the install's key, so the next `attest()` makes and attests a new one.
+    func forget() async {
+        try? await store.delete(StoreKey.appAttestKey)
+    }
+
     private func keep(_ stored: Stored) async throws {
         try await store.write(try JSONEncoder().encode(stored), for: StoreKey.appAttestKey)
     }

@@ -17,6 +17,9 @@ public final class SessionList {
         public let lastUsedAt: Date
         /// The session this app is using.
         public let isCurrent: Bool
+        /// The sign-in came from the genuine app on a genuine Apple device: App Attest vouched for it
+        /// (`SessionInfo.attestedApp`).
+        public let isVerifiedApp: Bool
 
         /// Makes a row from the server's description of a session.
         public init(_ info: SessionInfo) {
@@ -25,13 +28,15 @@ public final class SessionList {
             createdAt = Date(timeIntervalSince1970: info.createdAt)
             lastUsedAt = Date(timeIntervalSince1970: info.lastUsedAt)
             isCurrent = info.current
+            isVerifiedApp = info.attestedApp != nil
         }
 
         /// "Signed in 3 Nov 2026 · used 5 minutes ago", in the user's locale.
         public var detail: String {
             let relative = Date.RelativeFormatStyle(presentation: .numeric, unitsStyle: .wide)
             let used = Date().timeIntervalSince(lastUsedAt) < 60 ? "just now" : relative.format(lastUsedAt)
-            return "Signed in \(createdAt.formatted(date: .abbreviated, time: .omitted)) · used \(used)"
+            let verified = isVerifiedApp ? " · verified app" : ""
+            return "Signed in \(createdAt.formatted(date: .abbreviated, time: .omitted)) · used \(used)\(verified)"
         }
 
         /// A person's name for the device behind a user agent; the full string means little to them.

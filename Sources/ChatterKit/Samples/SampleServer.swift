@@ -159,7 +159,9 @@ public struct SampleServer: HTTPTransport {
     static var sessions: [SessionInfo] {
         let now = Date().timeIntervalSince1970
         return [
-            SessionInfo(id: "sample-session", userAgent: "ChatterKit/\(ChatterKit.version)", createdAt: now - 86_400, lastUsedAt: now, current: true),
+            SessionInfo(
+                id: "sample-session", userAgent: "ChatterKit/\(ChatterKit.version)", createdAt: now - 86_400, lastUsedAt: now, current: true,
+                attestedApp: "ABCDE12345.com.example.chatter"),
             SessionInfo(
                 id: "sample-laptop", userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0)", createdAt: now - 604_800, lastUsedAt: now - 3_600,
                 current: false),

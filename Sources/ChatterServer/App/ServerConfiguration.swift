@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var appAttestAppIDs: [String] = []
     /// Accept App Attest keys of the development environment (Xcode builds) too.
     public var appAttestDevelopment = false
+    /// New accounts only for installs of these apps that App Attest vouches for (`SignUpGate`); each must be one of
+    /// `appAttestAppIDs`. None: anyone may sign up.
+    public var appAttestSignUpAppIDs: [String] = []
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
     /// Whether chatterd measures itself and serves `/metrics`.
@@ -200,6 +203,9 @@ public struct ServerConfiguration: Sendable {
         // and refresh tokens travel in Apple's request bodies, and a key set read in clear could be anyone's.
         for (flag, url) in [("--google-jwks-url", googleJWKSURL), ("--apple-jwks-url", appleJWKSURL), ("--apple-auth-url", appleAuthURL)] {
             if let problem = OutboundHTTP.problem(with: url) { throw ConfigurationError("\(flag): \(problem)") }
+        }
+        if let stray = appAttestSignUpAppIDs.first(where: { !appAttestAppIDs.contains($0) }) {
+            throw ConfigurationError("--app-attest-sign-up \(stray) is not one of the --app-attest-app-id apps")
         }
         guard passkeyCeremoniesPerNetwork >= 1 else { throw ConfigurationError("--passkey-ceremony-limit must be at least 1") }
         for origin in webFrameAncestors {

@@ -141,6 +141,10 @@ extension ServerConfiguration {
         .flag("app-attest-development", "CHATTERD_APP_ATTEST_DEVELOPMENT", "accept App Attest keys of development builds too") {
             $0.appAttestDevelopment = $1
         },
+        .list(
+            "app-attest-sign-up", "CHATTERD_APP_ATTEST_SIGN_UP", "TEAMID.BUNDLE", default: "none",
+            "new accounts only from installs of these apps that App Attest vouches for (each also an `--app-attest-app-id`)"
+        ) { $0.appAttestSignUpAppIDs = $1 },
         .value("log-level", "CHATTERD_LOG_LEVEL", "LEVEL", default: "`info`", "`trace` … `critical`", parse: { Logger.Level(rawValue: $0) }) {
             $0.logLevel = $1
         },

@@ -40,10 +40,13 @@ struct StoreService: Service {
 
 extension StoreService {
     /// Rate-limit windows are at most a day; a day's margin keeps every live counter. Hand-offs go at
-    /// expiry, device tokens after their lifetime, audit events after the retention period.
+    /// expiry, device tokens after their lifetime, audit events after the retention period. App Attest keys
+    /// go 30 days after an attestation no sign-in used, or 400 days after their last sign-in: ChatterKit asserts
+    /// right after attesting, and a key purged from an install still in use is replaced at its next sign-in.
     static func cutoffs(at now: Date, auditRetentionDays: Int?) -> StaleCutoffs {
         StaleCutoffs(
             now: now, counters: now.addingTimeInterval(-2 * 86_400), deviceTokens: now.addingTimeInterval(-DeviceTokens.lifetime),
-            audit: auditRetentionDays.map { now.addingTimeInterval(-Double($0) * 86_400) })
+            audit: auditRetentionDays.map { now.addingTimeInterval(-Double($0) * 86_400) },
+            unusedAppAttestKeys: now.addingTimeInterval(-30 * 86_400), idleAppAttestKeys: now.addingTimeInterval(-400 * 86_400))
     }
 }

@@ -32,6 +32,8 @@ public struct ChatterRequestContext: AuthRequestContext {
     public var identity: AuthenticatedSession?
     /// The request's DPoP proof, checked and used up (`DPoPMiddleware`); nil without one.
     public var proof: DPoPProof?
+    /// The attested install an App Attest assertion vouched for (`AppAttestMiddleware`); nil without one.
+    public var attested: AttestedInstall?
     /// The browser, on the pages' routes (`VisitorMiddleware`).
     var visitor: WebVisitor?
 
@@ -72,7 +74,7 @@ extension ChatterRequestContext {
         return ClientInfo(
             ip: ip, userAgent: request.headers[.userAgent].map { Self.label(DisplayText.clean(String($0.unicodeScalars.prefix(512)))) },
             network: ip.map { ClientNetwork.key($0, ipv6Prefix: ipv6Prefix) }, wideNetwork: ip.flatMap(ClientNetwork.wideKey),
-            boundKey: proof?.thumbprint)
+            boundKey: proof?.thumbprint, attested: attested)
     }
 
     static func label(_ text: String) -> String {

@@ -253,7 +253,8 @@ struct AccountPages {
             case .rememberedDevice: " + remembered device"
             case .passkey, nil: ""
             }
-        return "\(agent) (\(record.method)\(factor))"
+        // An install App Attest vouched for: the operator's own app on a genuine device.
+        return "\(agent) (\(record.method)\(factor))\(record.attestedApp == nil ? "" : ", verified app")"
     }
 
     func revoke(_ request: Request, _ context: ChatterRequestContext) async throws -> Response {

@@ -286,5 +286,10 @@ package enum PostgresMigrations {
             )
             """
         ],
+        // 12: the attested install (App Attest key ID and app) whose assertion vouched for a session's sign-in.
+        [
+            "ALTER TABLE sessions ADD COLUMN app_attest_key bytea",
+            "ALTER TABLE sessions ADD COLUMN app_attest_app text",
+        ],
     ]
 }

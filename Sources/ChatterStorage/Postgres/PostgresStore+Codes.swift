@@ -142,6 +142,10 @@ extension PostgresStore {
                 challenges AS (DELETE FROM passkey_challenges WHERE expires_at <= \(cutoffs.now)),
                 steps AS (DELETE FROM second_steps WHERE expires_at <= \(cutoffs.now)),
                 proofs AS (DELETE FROM dpop_proofs WHERE expires_at <= \(cutoffs.now)),
+                keys AS (
+                    DELETE FROM app_attest_keys
+                    WHERE (last_used_at IS NULL AND created_at < \(cutoffs.unusedAppAttestKeys)) OR last_used_at < \(cutoffs.idleAppAttestKeys)
+                ),
                 enrolments AS (DELETE FROM totp_authenticators WHERE confirmed_at IS NULL AND created_at < \(cutoffs.counters)),
                 devices AS (DELETE FROM device_tokens WHERE created_at <= \(cutoffs.deviceTokens)),
                 audit AS (DELETE FROM audit_events WHERE at < \(cutoffs.audit ?? .distantPast))

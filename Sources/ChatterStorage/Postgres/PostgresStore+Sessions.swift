@@ -92,13 +92,17 @@ extension PostgresStore {
 
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
         try await rows(
-            "SELECT id, method, user_agent, ip, created_at, last_used_at, second_factor FROM sessions WHERE user_id = \(userID) ORDER BY created_at",
+            """
+            SELECT id, method, user_agent, ip, created_at, last_used_at, second_factor, app_attest_app FROM sessions
+            WHERE user_id = \(userID) ORDER BY created_at
+            """,
             keepsSessionCache: true
         )
         .map { row in
             SessionRecord(
                 id: try row.value("id"), method: try row.value("method"), userAgent: try row.value("user_agent"), ip: try row.value("ip"),
-                createdAt: try row.value("created_at"), lastUsedAt: try row.value("last_used_at"), secondFactor: try row.value("second_factor"))
+                createdAt: try row.value("created_at"), lastUsedAt: try row.value("last_used_at"), secondFactor: try row.value("second_factor"),
+                attestedApp: try row.value("app_attest_app"))
         }
     }
 

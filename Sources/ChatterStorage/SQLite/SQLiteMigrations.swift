@@ -406,5 +406,10 @@ package enum SQLiteMigrations {
             ) WITHOUT ROWID
             """
         ],
+        // 15: the attested install (App Attest key ID and app) whose assertion vouched for a session's sign-in.
+        [
+            "ALTER TABLE sessions ADD COLUMN app_attest_key BLOB",
+            "ALTER TABLE sessions ADD COLUMN app_attest_app TEXT",
+        ],
     ]
 }

@@ -142,6 +142,9 @@ extension SQLiteStore {
             _ = try await db.query("DELETE FROM passkey_challenges WHERE expires_at <= ?", [.time(cutoffs.now)])
             _ = try await db.query("DELETE FROM second_steps WHERE expires_at <= ?", [.time(cutoffs.now)])
             _ = try await db.query("DELETE FROM dpop_proofs WHERE expires_at <= ?", [.time(cutoffs.now)])
+            _ = try await db.query(
+                "DELETE FROM app_attest_keys WHERE (last_used_at IS NULL AND created_at < ?) OR last_used_at < ?",
+                [.time(cutoffs.unusedAppAttestKeys), .time(cutoffs.idleAppAttestKeys)])
             // An enrolment never confirmed: its secret was shown and never used.
             _ = try await db.query("DELETE FROM totp_authenticators WHERE confirmed_at IS NULL AND created_at < ?", [.time(cutoffs.counters)])
             _ = try await db.query("DELETE FROM seen_notifications WHERE expires_at < ?", [.time(cutoffs.counters)])

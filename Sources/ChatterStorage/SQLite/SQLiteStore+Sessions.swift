@@ -28,6 +28,7 @@ extension SQLiteStore {
     package static let sessionColumns = [
         "id", "user_id", "method", "access_hash", "access_expires_at", "refresh_hash", "created_at", "last_used_at",
         "absolute_expires_at", "user_agent", "ip", "access_unnamed", "second_factor", "second_factor_at", "dpop_jkt",
+        "app_attest_key", "app_attest_app",
     ]
 
     package static func binds(_ s: NewSession) -> [SQLiteData] {
@@ -36,7 +37,8 @@ extension SQLiteStore {
             s.refreshHash.map(SQLiteData.bytes) ?? .null, .time(s.createdAt), .time(s.createdAt), .time(s.absoluteExpiresAt),
             s.client.userAgent.map(SQLiteData.text) ?? .null, s.client.ip.map(SQLiteData.text) ?? .null, .integer(s.accessTokenNamed ? 0 : 1),
             s.secondFactor.map(SQLiteData.text) ?? .null, s.secondFactorAt.map(SQLiteData.time) ?? .null,
-            s.client.boundKey.map(SQLiteData.text) ?? .null,
+            s.client.boundKey.map(SQLiteData.text) ?? .null, s.client.attested.map { .bytes($0.keyID) } ?? .null,
+            s.client.attested.map { .text($0.appID) } ?? .null,
         ]
     }
 
@@ -195,13 +197,16 @@ extension SQLiteStore {
 
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
         try await reader.query(
-            "SELECT id, method, user_agent, ip, created_at, last_used_at, second_factor FROM sessions WHERE user_id = ? ORDER BY created_at",
+            """
+            SELECT id, method, user_agent, ip, created_at, last_used_at, second_factor, app_attest_app FROM sessions
+            WHERE user_id = ? ORDER BY created_at
+            """,
             [.uuid(userID)]
         ).map { row in
             SessionRecord(
                 id: try row.uuid("id"), method: try row.string("method"), userAgent: row.column("user_agent")?.string,
                 ip: row.column("ip")?.string, createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"),
-                secondFactor: row.column("second_factor")?.string)
+                secondFactor: row.column("second_factor")?.string, attestedApp: row.column("app_attest_app")?.string)
         }
     }
 

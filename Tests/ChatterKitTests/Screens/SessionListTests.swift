@@ -109,5 +109,9 @@ import Testing
         #expect(row.detail.hasPrefix("Signed in ") && row.detail.hasSuffix("used just now"))
         let older = SessionList.Row(SessionInfo(id: "s", userAgent: nil, createdAt: now - 86_400, lastUsedAt: now - 7_200, current: false))
         #expect(older.detail.contains("2 hours ago"))
+        let vouched = SessionList.Row(
+            SessionInfo(id: "s", userAgent: nil, createdAt: now - 86_400, lastUsedAt: now, current: false, attestedApp: "ABCDE12345.com.example.chatter"))
+        #expect(vouched.isVerifiedApp && vouched.detail.hasSuffix("used just now · verified app"))
+        #expect(!row.isVerifiedApp)
     }
 }

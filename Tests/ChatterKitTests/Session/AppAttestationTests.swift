@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import ChatterKit
+@testable import chatter
 
 /// An install attesting its App Attest key through ChatterKit against a live chatterd, with a simulated device in
 /// place of `DCAppAttestService` (`SystemAppAttest` is the shell over the real one, type-checked against the stand-in).
@@ -15,8 +16,9 @@ import Testing
         let device: SimulatedAppAttest
         let isSupported: Bool
         let now: @Sendable () -> Date
-        private let state = Mutex<(keys: [String: SimulatedAppAttest.Key], attested: Set<String>, failures: [AppAttestProblem], generated: Int)>(
-            ([:], [], [], 0))
+        private let state = Mutex<
+            (keys: [String: SimulatedAppAttest.Key], attested: Set<String>, failures: [AppAttestProblem], generated: Int, counters: [String: UInt32])
+        >(([:], [], [], 0, [:]))
 
         init(_ device: SimulatedAppAttest, supported: Bool = true, now: @escaping @Sendable () -> Date) {
             self.device = device
@@ -47,8 +49,13 @@ import Testing
         }
 
         func generateAssertion(_ keyID: String, clientDataHash: Data) async throws -> Data {
-            guard let key = state.withLock({ $0.keys[keyID] }) else { throw AppAttestProblem.invalidKey }
-            return Data(try device.assertion(by: key, clientDataHash: Array(clientDataHash), counter: 1))
+            // The Secure Enclave counts a key's assertions: each shows one more.
+            let (key, counter) = state.withLock { state -> (SimulatedAppAttest.Key?, UInt32) in
+                state.counters[keyID, default: 0] += 1
+                return (state.keys[keyID], state.counters[keyID, default: 0])
+            }
+            guard let key else { throw AppAttestProblem.invalidKey }
+            return Data(try device.assertion(by: key, clientDataHash: Array(clientDataHash), counter: counter))
         }
     }
 
@@ -154,6 +161,48 @@ import Testing
             #expect(message.contains("Apple App Attestation Root CA"))
         }
     }
+
+    /// A client given App Attest attests its install at the first sign-in and vouches for every sign-in after: the
+    /// session list shows the app, and a server that creates accounts only for attested installs lets it sign up.
+    @Test func aClientWithAppAttestVouchesForEachSignIn() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        try await LiveServer.run(appAttest: device, appAttestSignUp: true) { server in
+            let provider = SimulatedProvider(device, now: server.clock.function)
+            let plain = server.client(deviceKeys: SoftwareDPoPKeys())
+            await #expect(throws: ChatterError.self, "no account without the app's attestation") { try await plain.signInByEmail(on: server) }
+
+            let store = MemoryStore()
+            let client = server.client(store: store, deviceKeys: SoftwareDPoPKeys(), appAttest: provider)
+            try await client.signInByEmail(on: server)
+            #expect(try await client.activeSessions().map(\.attestedApp) == [device.appID])
+            try await client.sessions.signOut()
+            try await client.signInByEmail(on: server)
+            #expect(try await client.activeSessions().map(\.attestedApp) == [device.appID], "the second sign-in vouched for too")
+            #expect(provider.generated == 1, "attested once")
+            let state = await AppAttestation(api: server.api(), store: store, provider: provider).attest()
+            let keyID = try #require(state.keyID.flatMap { Data(base64Encoded: $0) })
+            #expect(try await server.store.appAttestKey(id: Array(keyID))?.counter == 2, "one assertion per sign-in")
+        }
+    }
+
+    /// A server that no longer knows the install's key (its database was replaced) refuses the assertion; the client
+    /// attests a new key and signs in, vouched for, in the same call.
+    @Test func aKeyTheServerForgotIsReplacedAtTheNextSignIn() async throws {
+        let device = try SimulatedAppAttest(now: TestClock().now)
+        let store = MemoryStore()
+        let clock = TestClock()
+        let provider = SimulatedProvider(device, now: clock.function)
+        try await LiveServer.run(clock: clock, appAttest: device) { server in
+            try await server.client(store: store, deviceKeys: SoftwareDPoPKeys(), appAttest: provider).signInByEmail(on: server)
+        }
+        try await LiveServer.run(clock: clock, appAttest: device) { server in
+            let client = server.client(store: store, deviceKeys: SoftwareDPoPKeys(), appAttest: provider)
+            try await client.sessions.signOut()
+            try await client.signInByEmail(on: server)
+            #expect(try await client.activeSessions().map(\.attestedApp) == [device.appID])
+            #expect(provider.generated == 2, "a new key for the server that forgot the first")
+        }
+    }
 }
 
 /// Runs `before` ahead of each request to one path.
@@ -170,5 +219,11 @@ final class DelayedPath: HTTPTransport {
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         if request.url.path == path { before() }
         return try await inner.send(request)
+    }
+}
+
+extension AppAttestState {
+    var keyID: String? {
+        if case .attested(let keyID) = self { keyID } else { nil }
     }
 }

@@ -37,6 +37,7 @@ struct LiveServer: Sendable {
     static func run(
         clock: TestClock = TestClock(), accessLifetime: Double = 300, sessionLifetime: Double = 3600, tls: Bool = false,
         courseOnly: Bool = false, requireDPoP: Bool = false, dpopNonces: Bool = false, appAttest: SimulatedAppAttest? = nil,
+        appAttestSignUp: Bool = false,
         serverCertificate: (certificatePath: String, keyPath: String)? = nil,
         appleTokenService: (service: AppleTokenService, url: String)? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
@@ -61,6 +62,7 @@ struct LiveServer: Sendable {
                     config.requireDPoP = requireDPoP
                     config.dpopNonces = dpopNonces
                     config.appAttestAppIDs = appAttest.map { [$0.appID] } ?? []
+                    config.appAttestSignUpAppIDs = appAttestSignUp ? config.appAttestAppIDs : []
                     if let serverCertificate { config.transport = .tls(certificatePath: serverCertificate.certificatePath, keyPath: serverCertificate.keyPath) }
                     // With Apple's token service standing in: chatterd holds the team's key, as an operator's `.p8`.
                     if let (service, url) = appleTokenService {
@@ -151,9 +153,11 @@ struct LiveServer: Sendable {
     /// the key they make.
     func client(
         store: any SecretStore = MemoryStore(), transport: (any HTTPTransport)? = nil, coordinator: (any SessionCoordinator)? = nil,
-        deviceKeys: (any DPoPKeyFactory)? = nil, now: (@Sendable () -> Date)? = nil
+        deviceKeys: (any DPoPKeyFactory)? = nil, appAttest: (any AppAttestProvider)? = nil, now: (@Sendable () -> Date)? = nil
     ) -> ChatterClient {
-        ChatterClient(api: api(transport: transport), store: store, coordinator: coordinator, deviceKeys: deviceKeys, now: now ?? clock.function)
+        ChatterClient(
+            api: api(transport: transport), store: store, coordinator: coordinator, deviceKeys: deviceKeys, appAttest: appAttest,
+            now: now ?? clock.function)
     }
 }
 

@@ -61,7 +61,7 @@ import Testing
     @Test(arguments: StoreBackend.available)
     func aRefreshTokenCannotBeMadeToNameAnotherSession(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now, mayCreate: true)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { [now] in now })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
             let mine = try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile)
@@ -97,7 +97,7 @@ import Testing
     @Test(arguments: StoreBackend.available)
     func accessTokensNameTheirNativeSession(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now, mayCreate: true)
             let clock = TestClock(now)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { clock.now })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
@@ -142,7 +142,7 @@ import Testing
     @Test func anUnnamedRefreshTokenRotatesIntoANamedOne() async throws {
         try await withTemporaryDirectory { dir in
             let store = try await SQLiteStore.open(path: dir + "/chatterd.sqlite")
-            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now, mayCreate: true)
             let clock = TestClock(now)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { clock.now })
             let unnamed = SessionToken.generate(signedWith: store.tokenKey)
@@ -172,7 +172,7 @@ import Testing
     @Test(arguments: StoreBackend.available)
     func anUntaggedTokenIsRefusedWithoutALookup(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now)
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: now, mayCreate: true)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { [now] in now })
             // Sessions whose tokens were never tagged: the store finds them, the service does not ask it.
             let access = SessionToken.generate()

@@ -38,7 +38,7 @@ import Testing
     func aRefreshEvictsOnlyTheSessionItRotated(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let cache = try #require((store as? SQLiteStore)?.sessionCache ?? (store as? PostgresStore)?.sessionCache)
-            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: Date())
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: Date(), mayCreate: true)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { Date() })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
             let started = try await withThrowingTaskGroup(of: SessionResponse.self) { group in
@@ -72,7 +72,7 @@ extension TokenKindTests {
     @Test(arguments: StoreBackend.available)
     func aTokenNamedBeforeKindsWereTaggedRotatesOnlyAsTheCurrentRefreshToken(backend: StoreBackend) async throws {
         try await backend.withStore { store in
-            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: Date())
+            let user = try await store.signIn(IdentityClaims(key: .email("ada@example.com")), fallbackName: "Ada", at: Date(), mayCreate: true)
             let sessions = SessionService(store: store, lifetimes: .init(), now: { Date() })
             let profile = UserProfile(id: user.id.uuidString, displayName: "Ada", email: nil, emailVerified: false, name: nil, methods: [])
             let started = try await sessions.start(user: user, method: .email, client: ClientInfo(), profile: profile)

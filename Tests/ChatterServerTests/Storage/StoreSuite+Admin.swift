@@ -146,11 +146,12 @@ extension StoreSuite {
     func administrationResolvesOnlyVerifiedAddressesAndDeletionClearsOnlyThose(backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let boss = try await store.signIn(
-                IdentityClaims(key: .email("boss@corp.example"), email: "boss@corp.example", emailVerified: true), fallbackName: "Boss", at: now)
+                IdentityClaims(key: .email("boss@corp.example"), email: "boss@corp.example", emailVerified: true), fallbackName: "Boss", at: now,
+                mayCreate: true)
             let claimer = try await store.signIn(
                 IdentityClaims(
                     key: IdentityKey(issuer: "https://accounts.google.com", subject: "claims-boss"), email: "boss@corp.example", emailVerified: false),
-                fallbackName: "Mallory", at: now)
+                fallbackName: "Mallory", at: now, mayCreate: true)
             #expect(try await store.accounts(withEmail: "BOSS@corp.example").map(\.user.id) == [boss.id], "the claim alone does not resolve")
             let admin = AdminService(store: store, audit: AuditLog(store: store, now: { now }, logger: Logger(label: "test")), now: { now })
             #expect(try await admin.account("boss@corp.example").user.id == boss.id)

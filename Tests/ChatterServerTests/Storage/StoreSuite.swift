@@ -46,7 +46,7 @@ extension ChatterStore {
     func signIn(_ key: IdentityKey, _ name: String? = "Ada", email: String? = nil, verified: Bool = false, parts: NameParts? = nil) async throws -> User {
         try await signIn(
             IdentityClaims(key: key, displayName: name, name: parts, email: email, emailVerified: verified), fallbackName: "Profile NA",
-            at: Date(timeIntervalSince1970: 1_800_000_000))
+            at: Date(timeIntervalSince1970: 1_800_000_000), mayCreate: true)
     }
 }
 
@@ -171,12 +171,12 @@ extension ChatterStore {
             // The address was reassigned: another Google account holding it is another person.
             let second = try await store.signIn(
                 IdentityClaims(key: IdentityKey(issuer: ada.issuer, subject: "2"), displayName: "Ada 2", email: "ada@example.com", emailVerified: true),
-                fallbackName: "Profile NA", at: now.addingTimeInterval(10))
+                fallbackName: "Profile NA", at: now.addingTimeInterval(10), mayCreate: true)
             #expect(second.id != first.id)
             // A proven address that two accounts hold joins the one whose identity is older.
             let code = try await store.signIn(
                 IdentityClaims(key: .email("ada@example.com"), email: "ada@example.com", emailVerified: true), fallbackName: "Profile NA",
-                at: now.addingTimeInterval(20))
+                at: now.addingTimeInterval(20), mayCreate: true)
             #expect(code.id == first.id)
             #expect(try await store.userCount() == 2)
         }
@@ -202,7 +202,7 @@ extension ChatterStore {
             let user = try await store.signIn(ada, email: "ada@example.com", verified: true)
             _ = try await store.signIn(
                 IdentityClaims(key: .email("ada@example.com"), email: "ada@example.com", emailVerified: true), fallbackName: "Profile NA",
-                at: now.addingTimeInterval(5))
+                at: now.addingTimeInterval(5), mayCreate: true)
             #expect(try await store.accountSummary(userID: user.id).hasPassword == false)
             try await store.setPasswordHash("hash", userID: user.id, at: now)
             let summary = try await store.accountSummary(userID: user.id)

@@ -1,6 +1,7 @@
 import ChatterCore
 
-/// Why an App Attest attestation was refused: `invalid_app_attest` at the edge, with `check` naming it.
+/// Why an App Attest attestation or assertion was refused: `invalid_app_attest` at the edge, with `check` naming it;
+/// or why an account could not be created without one.
 public enum AppAttestError: Error, Equatable, Sendable {
     /// The attestation failed one of Apple's checks.
     case rejected(AppAttestCheck, String)
@@ -10,6 +11,8 @@ public enum AppAttestError: Error, Equatable, Sendable {
     case attested
     /// The server accepts no app's attestations (`--app-attest-app-id` is unset).
     case disabled
+    /// A new account needs an attested install of one of the apps the operator names (`--app-attest-sign-up`).
+    case required
 
     /// The check `ErrorBody.check` names.
     public var check: String {
@@ -18,6 +21,7 @@ public enum AppAttestError: Error, Equatable, Sendable {
         case .challenge: "challenge"
         case .attested: "attested"
         case .disabled: "disabled"
+        case .required: "required"
         }
     }
 }

@@ -1,10 +1,11 @@
 import ChatterCore
+import ChatterWire
 import Crypto
 import Foundation
 
 /// App Attest for the apps an operator names (`--app-attest-app-id TEAMID.bundle.id`): a one-time challenge per
-/// attempt, and an install's key kept once Apple's attestation of it over that challenge verifies. What an attested
-/// key then vouches for (sessions, sign-ups) takes its assertions; this keeps the key and its counter.
+/// attempt, and an install's key kept once Apple's attestation of it over that challenge verifies; then the key's
+/// assertions, each over a fresh challenge and the request's DPoP key, vouch for sign-ins (`vouch`).
 public struct AppAttestService: Sendable {
     let challenges: any CeremonyChallengeRepository
     let keys: any AppAttestRepository
@@ -82,6 +83,42 @@ public struct AppAttestService: Sendable {
         guard try await keys.storeAppAttestKey(record) else { throw AppAttestError.attested }
         return record
     }
+
+    /// The attested install an `App-Attest-Assertion` header speaks for: `<key ID>.<challenge>.<assertion>`, each
+    /// base64url, the assertion by the key over the client data `<challenge>.<thumbprint>` (the request's DPoP key's
+    /// JWK thumbprint, empty without a proof), so it vouches for that key and no other. The challenge is spent
+    /// first; the key's counter is raised in one statement, so of two requests with one assertion, one passes.
+    package func vouch(_ header: String, thumbprint: String?) async throws -> AttestedInstall {
+        guard !appIDs.isEmpty else { throw AppAttestError.disabled }
+        let parts = header.split(separator: ".", omittingEmptySubsequences: false)
+        guard header.utf8.count <= Self.maximumAssertionHeader, parts.count == 3 else {
+            throw AppAttestError.rejected(
+                .format, "the assertion header is not <key ID>.<challenge>.<assertion> in at most \(Self.maximumAssertionHeader) bytes")
+        }
+        let challenge = String(parts[1])
+        guard let taken = try await challenges.takePasskeyChallenge(hash: Self.hash(challenge), at: now()), taken.purpose == .appAttest else {
+            throw AppAttestError.challenge
+        }
+        guard let keyID = Base64URL.decodeAnySpelling(String(parts[0])), keyID.count == 32,
+            let assertion = Base64URL.decodeAnySpelling(String(parts[2]))
+        else { throw AppAttestError.rejected(.format, "the key ID or the assertion is not base64url") }
+        guard let key = try await keys.appAttestKey(id: keyID), appIDs.contains(key.appID),
+            key.environment == AppAttestEnvironment.production.rawValue || allowsDevelopment
+        else { throw AppAttestError.rejected(.keyID, "no attested key of this server's apps has this key ID") }
+        let clientData = Array(AppAttestAssertion.clientData(challenge: challenge, thumbprint: thumbprint).utf8)
+        let report = verifier.inspectAssertion(
+            assertion, clientDataHash: AppAttestVerifier.clientDataHash(clientData), publicKey: key.publicKey, appID: key.appID,
+            previousCounter: key.counter)
+        if let failure = report.firstFailure { throw AppAttestError.rejected(failure.check, failure.detail) }
+        guard let counter = report.verified else { throw AppAttestError.rejected(.format, "nothing was verified") }
+        guard try await keys.advanceAppAttestCounter(keyID: keyID, to: counter, at: now()) else {
+            throw AppAttestError.rejected(.counter, "an assertion with this counter or a later one was used before")
+        }
+        return AttestedInstall(keyID: keyID, appID: key.appID)
+    }
+
+    /// Key ID (44 characters), challenge (43), an assertion of about 200 bytes (in base64url ~270): 1 KB is ample.
+    static let maximumAssertionHeader = 1024
 
     static func hash(_ challenge: String) -> [UInt8] {
         Array(SHA256.hash(data: Array(challenge.utf8)))

@@ -15,6 +15,8 @@ extension AppAttestError: APIErrorConvertible {
             APIError(.conflict, .invalidAppAttest, "This App Attest key was attested before; a key is attested once.", check: check)
         case .disabled:
             APIError(.notFound, .notFound, "This server accepts no app's App Attest attestations.")
+        case .required:
+            APIError(.forbidden, .appAttestRequired, "New accounts are created in the app. Sign up there, or sign in to an account you have.")
         }
     }
 }

@@ -34,7 +34,8 @@ struct SessionRoutes {
                 try await accounts.sessions(of: session.user).map {
                     SessionInfo(
                         id: $0.id.uuidString, userAgent: $0.userAgent, createdAt: $0.createdAt.timeIntervalSince1970,
-                        lastUsedAt: $0.lastUsedAt.timeIntervalSince1970, current: $0.id == session.sessionID, secondFactor: $0.secondFactor)
+                        lastUsedAt: $0.lastUsedAt.timeIntervalSince1970, current: $0.id == session.sessionID, secondFactor: $0.secondFactor,
+                        attestedApp: $0.attestedApp)
                 })
         }
         signedIn.get(RouterPath(NativePath.accountHistory)) { _, context in

@@ -42,19 +42,19 @@ package struct TouchSession: PreparedStatement {
 package struct InsertSession: PreparedStatement {
     package static let sql = """
         INSERT INTO sessions (id, user_id, method, access_hash, access_expires_at, refresh_hash, created_at, last_used_at,
-            absolute_expires_at, user_agent, ip, second_factor, second_factor_at, dpop_jkt)
-        SELECT $1, u.id, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $13
+            absolute_expires_at, user_agent, ip, second_factor, second_factor_at, dpop_jkt, app_attest_key, app_attest_app)
+        SELECT $1, u.id, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $13, $14, $15
         FROM (SELECT id FROM users WHERE id = $12 AND disabled_at IS NULL FOR SHARE) u
         RETURNING id
         """
     package static let bindingDataTypes: [PostgresDataType] = [
-        .uuid, .text, .bytea, .timestamptz, .bytea, .timestamptz, .timestamptz, .text, .text, .text, .timestamptz, .uuid, .text,
+        .uuid, .text, .bytea, .timestamptz, .bytea, .timestamptz, .timestamptz, .text, .text, .text, .timestamptz, .uuid, .text, .bytea, .text,
     ]
     package var session: NewSession
 
     package func makeBindings() -> PostgresBindings {
         let s = session
-        var binds = PostgresBindings(capacity: 13)
+        var binds = PostgresBindings(capacity: 15)
         binds.append(s.id)
         binds.append(s.method)
         binds.append(s.accessHash.bytea)
@@ -68,6 +68,8 @@ package struct InsertSession: PreparedStatement {
         binds.append(s.secondFactorAt)
         binds.append(s.userID)
         binds.append(s.client.boundKey)
+        binds.append(s.client.attested?.keyID.bytea)
+        binds.append(s.client.attested?.appID)
         return binds
     }
 }

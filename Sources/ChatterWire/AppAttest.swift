@@ -64,9 +64,10 @@ public enum AppAttestAssertion {
         "\(challenge).\(thumbprint ?? "")"
     }
 
-    /// The routes a client vouches for: those that start a session.
+    /// The routes that read the header (POST only): those that start a session or create an account (a passkey
+    /// sign-up creates it with its options, once the emailed code proved the address). Elsewhere it is ignored.
     public static let routes: Set<String> = [
         NativePath.google, NativePath.apple, NativePath.emailVerify, NativePath.passwordSignUp, NativePath.passwordSignIn,
-        NativePath.passwordReset, NativePath.passkeySignUp, NativePath.passkeySignIn, NativePath.secondStep,
+        NativePath.passwordReset, NativePath.passkeySignUpOptions, NativePath.passkeySignUp, NativePath.passkeySignIn, NativePath.secondStep,
     ]
 }

@@ -73,12 +73,14 @@ public struct SessionService: Sendable {
     }
 
     /// A session that cannot be refreshed (course chatterIDs, web-view cookies): returns its one token. It is
-    /// never bound to a key (a browser's cookie carries no proof), whatever `client` proved.
+    /// never bound to a key (a browser's cookie carries no proof), nor labelled as an attested install's, whatever
+    /// `client` proved.
     public func startUnrefreshable(
         user: User, method: SignInMethod, lifetime: Double, client: ClientInfo, secondFactor: SecondFactorKind? = nil
     ) async throws -> SessionToken {
         var client = client
         client.boundKey = nil
+        client.attested = nil
         let access = SessionToken.generate(signedWith: tokenKey)
         let created = now()
         try await store.createSession(

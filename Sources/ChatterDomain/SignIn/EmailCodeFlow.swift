@@ -9,8 +9,8 @@ package struct EmailCodeFlow: Sendable {
     package let devices: DeviceTokens
     package let audit: AuditLog
     /// Who may create an account (`--app-attest-sign-up`); the password flow, which creates accounts with this
-    /// flow's codes, asks it too.
-    package var signUps = SignUpGate()
+    /// flow's codes, asks it too. Given at assembly, never defaulted, so no flow is open by omission.
+    package let signUps: SignUpGate
     package let now: @Sendable () -> Date
 
     package static func address(_ raw: String) throws -> String {
@@ -50,7 +50,11 @@ package struct EmailCodeFlow: Sendable {
     }
 
     /// Memberwise, for the other layers (a struct's own is internal).
-    package init(users: any UserRepository, codes: EmailCodeService, devices: DeviceTokens, audit: AuditLog, now: @escaping @Sendable () -> Date) {
+    package init(
+        users: any UserRepository, codes: EmailCodeService, devices: DeviceTokens, audit: AuditLog, signUps: SignUpGate,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.signUps = signUps
         self.users = users
         self.codes = codes
         self.devices = devices

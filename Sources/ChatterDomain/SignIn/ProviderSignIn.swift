@@ -13,8 +13,9 @@ package struct ProviderSignIn: Sendable {
     /// Finds or creates the account an identity names (`UserRepository.signIn`).
     package let users: any UserRepository
     package let appleTokens: AppleTokens
-    /// Who may create an account (`--app-attest-sign-up`).
-    package var signUps = SignUpGate()
+    /// Who may create an account (`--app-attest-sign-up`): given at assembly, never defaulted, so no flow is open by
+    /// omission.
+    package let signUps: SignUpGate
     package let now: @Sendable () -> Date
 
     /// A Google sign-in: the account its ID token names.
@@ -89,8 +90,9 @@ package struct ProviderSignIn: Sendable {
     /// Memberwise, for the other layers (a struct's own is internal).
     package init(
         google: IDTokenVerifier, apple: IDTokenVerifier, audit: AuditLog, users: any UserRepository, appleTokens: AppleTokens,
-        now: @escaping @Sendable () -> Date
+        signUps: SignUpGate, now: @escaping @Sendable () -> Date
     ) {
+        self.signUps = signUps
         self.google = google
         self.apple = apple
         self.audit = audit

@@ -74,18 +74,20 @@ public struct ChatterAPI: Sendable {
         var nonceRetried = false
         while true {
             attempt += 1
+            // Before the proof: a first sign-in attests the install on the way (Apple's servers, seconds), which must not
+            // age the proof or its nonce.
+            if let vouching, headers[AppAttestAssertion.header] == nil, assertions < 2 {
+                assertions += 1
+                // fail-closed: a key whose thumbprint cannot be read makes no proof either; without one there is nothing to vouch for
+                let thumbprint = proofs == nil ? nil : try? await proofs?.thumbprint()
+                if proofs == nil || thumbprint != nil { headers[AppAttestAssertion.header] = try await vouching.header(thumbprint: thumbprint) }
+            }
             if let proofs {
                 do {
                     headers["DPoP"] = try await proofs.proof(method, url(path), accessToken: bearer)
                 } catch {
                     throw Self.failure(error)
                 }
-            }
-            if let vouching, headers[AppAttestAssertion.header] == nil, assertions < 2 {
-                // fail-closed: without a thumbprint the assertion covers none, and chatterd refuses it for a request with a proof
-                let thumbprint = proofs == nil ? nil : try? await proofs?.thumbprint()
-                headers[AppAttestAssertion.header] = await vouching.header(thumbprint: thumbprint)
-                assertions += 1
             }
             started = ContinuousClock.now
             do {

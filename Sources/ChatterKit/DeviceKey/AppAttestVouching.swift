@@ -13,12 +13,14 @@ final class AppAttestVouching: Sendable {
     }
 
     /// The header for a sign-in whose DPoP key has `thumbprint`, the install's key attested first when it was not;
-    /// nil when there is none to give, and the sign-in goes on without.
-    func header(thumbprint: String?) async -> String? {
+    /// nil when there is none to give, and the sign-in goes on without. Throws only `ChatterError.rateLimited`: when
+    /// chatterd has no challenge to give this network now, the sign-in waits rather than go on unvouched (a server
+    /// that creates accounts only for attested installs would then tell the app's own user to sign up in the app).
+    func header(thumbprint: String?) async throws -> String? {
         guard !settled.withLock({ $0 }) else { return nil }
         switch await attestation.attest() {
         case .attested(let keyID):
-            return await attestation.assertion(keyID: keyID, thumbprint: thumbprint)
+            return try await attestation.assertion(keyID: keyID, thumbprint: thumbprint)
         case .unsupported, .refused:
             settled.withLock { $0 = true }
             return nil

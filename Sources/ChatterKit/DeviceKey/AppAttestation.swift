@@ -111,8 +111,8 @@ public struct AppAttestation: Sendable {
 
     /// The `App-Attest-Assertion` header vouching for a sign-in whose DPoP key has `thumbprint`: an assertion by the
     /// attested key `keyID` over a new challenge and the thumbprint. nil when any step fails (the sign-in goes on
-    /// without).
-    func assertion(keyID: String, thumbprint: String?) async -> String? {
+    /// without), except a challenge refused for the network's limit, thrown as `ChatterError.rateLimited`.
+    func assertion(keyID: String, thumbprint: String?) async throws -> String? {
         do {
             let challenge: AppAttestChallengeResponse = try await api.send("POST", NativePath.appAttestChallenge)
             let covered = AppAttestAssertion.clientData(challenge: challenge.challenge, thumbprint: thumbprint)
@@ -122,6 +122,9 @@ public struct AppAttestation: Sendable {
         } catch AppAttestProblem.invalidKey {
             // The key is gone (a restore to another device): the next sign-in attests a new one.
             await forget()
+            return nil
+        } catch let limited as ChatterError {
+            if case .rateLimited = limited { throw limited }
             return nil
         } catch {
             return nil

@@ -86,16 +86,13 @@ public struct ServerAssembly: Sendable {
             box: box, now: now, logger: logger)
         // One gate for every way an account is created (`--app-attest-sign-up`).
         let signUps = SignUpGate(attestedApps: Set(configuration.appAttestSignUpAppIDs))
-        var providers = ProviderSignIn(google: google, apple: apple, audit: audit, users: store, appleTokens: appleTokens, now: now)
-        providers.signUps = signUps
-        self.providers = providers
+        providers = ProviderSignIn(
+            google: google, apple: apple, audit: audit, users: store, appleTokens: appleTokens, signUps: signUps, now: now)
         let notices = AccountNotices(users: store, limits: store, mail: mail, sender: configuration.mailFrom, logger: logger, now: now)
         admin = AdminService(store: store, audit: audit, notices: notices, appleTokens: appleTokens, now: now)
         secondFactors = SecondFactorService(
             store: store, box: box, notices: notices, audit: audit, issuer: configuration.relyingParty.name, logger: logger, now: now)
-        var emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, now: now)
-        emailCodes.signUps = signUps
-        self.emailCodes = emailCodes
+        emailCodes = EmailCodeFlow(users: store, codes: codes, devices: devices, audit: audit, signUps: signUps, now: now)
         stepUp = StepUp(store: store, now: now)
         passwords = PasswordFlow(
             store: store, codes: emailCodes, hasher: hasher ?? PasswordHasher(cost: configuration.bcryptCost), rules: rules,

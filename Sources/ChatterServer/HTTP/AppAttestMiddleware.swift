@@ -7,16 +7,19 @@ import Hummingbird
 /// Checks the App Attest assertion a sign-in carries (`App-Attest-Assertion`), once, before its route: one that
 /// passes sets `context.attested`, which the session it starts records and the sign-up gate reads; one that fails
 /// refuses the request (`invalid_app_attest`), since a client that sent one meant to be vouched for. It runs after
-/// `DPoPMiddleware`, as the assertion covers the request's DPoP key. Only the routes under `/v1/auth/` read it, and
-/// only while the operator names apps: a server that stopped accepting App Attest ignores the header, so apps
-/// that still send it keep signing in.
+/// `DPoPMiddleware`, as the assertion covers the request's DPoP key. Only the POSTs of `AppAttestAssertion.routes`
+/// (sign-ins and sign-ups) read it, so an assertion spends nothing elsewhere and no browser route (a web-session
+/// redemption) is labelled; and only while the operator names apps: a server that stopped accepting App Attest
+/// ignores the header, so apps that still send it keep signing in.
 struct AppAttestMiddleware: RouterMiddleware {
     typealias Context = ChatterRequestContext
     static let header = HTTPField.Name(AppAttestAssertion.header)!
     let appAttest: AppAttestService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[Self.header], !appAttest.appIDs.isEmpty, request.uri.path.hasPrefix("/v1/auth/") else {
+        guard let header = request.headers[Self.header], !appAttest.appIDs.isEmpty, request.method == .post,
+            AppAttestAssertion.routes.contains(request.uri.path)
+        else {
             return try await next(request, context)
         }
         guard request.headers[values: Self.header].count == 1 else {

@@ -169,7 +169,12 @@ import Testing
         try await LiveServer.run(appAttest: device, appAttestSignUp: true) { server in
             let provider = SimulatedProvider(device, now: server.clock.function)
             let plain = server.client(deviceKeys: SoftwareDPoPKeys())
-            await #expect(throws: ChatterError.self, "no account without the app's attestation") { try await plain.signInByEmail(on: server) }
+            do {
+                try await plain.signInByEmail(on: server)
+                Issue.record("an account without the app's attestation")
+            } catch ChatterError.server(403, let body) {
+                #expect(body?.code == .appAttestRequired)
+            }
 
             let store = MemoryStore()
             let client = server.client(store: store, deviceKeys: SoftwareDPoPKeys(), appAttest: provider)

@@ -78,6 +78,9 @@ import Testing
         try await Self.run(backend: backend, device: device) { h in
             let install = try await attested(h, device)
             let header = try assertion(install, challenge: try await challenge(h), counter: 1)
+            // A route that starts no session ignores the header: it spends neither challenge nor counter.
+            let ignored = try await h.post(NativePath.emailCode, json: try h.json(EmailCodeRequest(email: "ada@example.com")), headers: [Self.header: header])
+            #expect(ignored.status == .accepted)
             let vouched = try await signIn(h, install, assertion: header)
             try #require(vouched.status == .ok, "\(String(buffer: vouched.body))")
             #expect(try await listed(h, vouched, install).map(\.attestedApp) == [device.appID])
@@ -188,6 +191,22 @@ import Testing
             // The account exists: it signs in without an assertion, natively and on the course API.
             #expect(try await signIn(h, install, assertion: nil).status == .ok)
             #expect(try await h.signIn(subject: "1000001").chatterID.isEmpty == false)
+
+            // A password sign-up and a passkey sign-up (whose options create the account) without, then with, an assertion.
+            func signUp(_ path: String, _ body: (String) -> some Encodable, email: String, counter: UInt32?) async throws -> LiveResponse {
+                let code = try await h.requestCode(email)
+                var headers: HTTPFields = [:]
+                if let counter { headers[Self.header] = try assertion(install, challenge: try await challenge(h), counter: counter, thumbprint: .some(nil)) }
+                return try await h.post(path, json: try h.json(body(code)), headers: headers)
+            }
+            let password = { (code: String) in PasswordSignUpRequest(email: "pat@example.com", code: code, password: "correct horse battery") }
+            let passkey = { (code: String) in PasskeySignUpOptionsRequest(email: "quinn@example.com", code: code) }
+            #expect(try await signUp(NativePath.passwordSignUp, password, email: "pat@example.com", counter: nil).status == .forbidden)
+            #expect(try await signUp(NativePath.passkeySignUpOptions, passkey, email: "quinn@example.com", counter: nil).status == .forbidden)
+            #expect(try await h.store.userCount() == 1)
+            #expect(try await signUp(NativePath.passwordSignUp, password, email: "pat@example.com", counter: 2).status == .ok)
+            #expect(try await signUp(NativePath.passkeySignUpOptions, passkey, email: "quinn@example.com", counter: 3).status == .ok)
+            #expect(try await h.store.userCount() == 3)
         }
     }
 

@@ -96,12 +96,13 @@ public struct AppAttestService: Sendable {
                 .format, "the assertion header is not <key ID>.<challenge>.<assertion> in at most \(Self.maximumAssertionHeader) bytes")
         }
         let challenge = String(parts[1])
-        guard let taken = try await challenges.takePasskeyChallenge(hash: Self.hash(challenge), at: now()), taken.purpose == .appAttest else {
-            throw AppAttestError.challenge
-        }
+        // What can be refused without the database is, before a challenge is taken.
         guard let keyID = Base64URL.decodeAnySpelling(String(parts[0])), keyID.count == 32,
             let assertion = Base64URL.decodeAnySpelling(String(parts[2]))
         else { throw AppAttestError.rejected(.format, "the key ID or the assertion is not base64url") }
+        guard challenge.utf8.count <= 64, let taken = try await challenges.takePasskeyChallenge(hash: Self.hash(challenge), at: now()),
+            taken.purpose == .appAttest
+        else { throw AppAttestError.challenge }
         guard let key = try await keys.appAttestKey(id: keyID), appIDs.contains(key.appID),
             key.environment == AppAttestEnvironment.production.rawValue || allowsDevelopment
         else { throw AppAttestError.rejected(.keyID, "no attested key of this server's apps has this key ID") }

@@ -30,7 +30,7 @@ public enum ChatterApp {
             router.add(middleware: ClientAddressMiddleware(proxies: proxies, ipv6Prefix: configuration.ipv6LimitPrefix))
         }
         router.add(middleware: DPoPMiddleware(gate: services.dpop))
-        router.add(middleware: AppAttestMiddleware(appAttest: services.appAttest))
+        if !services.appAttest.appIDs.isEmpty { router.add(middleware: AppAttestMiddleware(appAttest: services.appAttest)) }
         router.get("health") { _, _ in HealthRoute.response }
         Readiness(store: services.store, google: services.google, apple: services.apple).register(on: router)
         if let metrics, configuration.metricsBind == nil,

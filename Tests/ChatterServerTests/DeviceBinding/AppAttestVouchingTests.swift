@@ -210,6 +210,18 @@ import Testing
         }
     }
 
+    /// Per app ID: an install of an app whose keys are accepted, but which the operator did not name for sign-up, may
+    /// not create an account; with no app named, anyone may.
+    @Test func onlyInstallsOfTheNamedAppsMaySignUp() {
+        let gate = SignUpGate(attestedApps: ["ABCDE12345.com.example.chatter"])
+        let named = ClientInfo(attested: AttestedInstall(keyID: [1], appID: "ABCDE12345.com.example.chatter"))
+        let other = ClientInfo(attested: AttestedInstall(keyID: [2], appID: "ABCDE12345.com.example.other"))
+        #expect(gate.admits(named))
+        #expect(!gate.admits(other))
+        #expect(!gate.admits(ClientInfo()))
+        #expect(SignUpGate().admits(ClientInfo()))
+    }
+
     @Test func signUpAppsMustBeAppsWhoseKeysAreAccepted() throws {
         var configuration = ServerConfiguration()
         configuration.appAttestAppIDs = ["ABCDE12345.com.example.chatter"]

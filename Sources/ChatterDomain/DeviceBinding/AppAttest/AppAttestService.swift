@@ -57,9 +57,7 @@ public struct AppAttestService: Sendable {
     /// keeps the key at counter 0. The challenge is spent first, whatever the attestation: one attempt per challenge.
     package func register(keyID text: String, attestation: String, challenge: String) async throws -> AppAttestKeyRecord {
         guard !appIDs.isEmpty else { throw AppAttestError.disabled }
-        guard challenge.utf8.count <= 64, let taken = try await challenges.takePasskeyChallenge(hash: Self.hash(challenge), at: now()),
-            taken.purpose == .appAttest
-        else { throw AppAttestError.challenge }
+        try await take(challenge)
         guard let keyID = Base64URL.decodeAnySpelling(text), keyID.count == 32 else {
             throw AppAttestError.rejected(.keyID, "the key ID is not base64 of 32 bytes")
         }
@@ -100,9 +98,7 @@ public struct AppAttestService: Sendable {
         guard let keyID = Base64URL.decodeAnySpelling(String(parts[0])), keyID.count == 32,
             let assertion = Base64URL.decodeAnySpelling(String(parts[2]))
         else { throw AppAttestError.rejected(.format, "the key ID or the assertion is not base64url") }
-        guard challenge.utf8.count <= 64, let taken = try await challenges.takePasskeyChallenge(hash: Self.hash(challenge), at: now()),
-            taken.purpose == .appAttest
-        else { throw AppAttestError.challenge }
+        try await take(challenge)
         guard let key = try await keys.appAttestKey(id: keyID), appIDs.contains(key.appID),
             key.environment == AppAttestEnvironment.production.rawValue || allowsDevelopment
         else { throw AppAttestError.rejected(.keyID, "no attested key of this server's apps has this key ID") }
@@ -120,6 +116,13 @@ public struct AppAttestService: Sendable {
 
     /// Key ID (44 characters), challenge (43), an assertion of about 200 bytes (in base64url ~270): 1 KB is ample.
     static let maximumAssertionHeader = 1024
+
+    /// Spends `challenge`, one of this service's: an attestation and an assertion each use one, once.
+    private func take(_ challenge: String) async throws {
+        guard challenge.utf8.count <= 64, let taken = try await challenges.takePasskeyChallenge(hash: Self.hash(challenge), at: now()),
+            taken.purpose == .appAttest
+        else { throw AppAttestError.challenge }
+    }
 
     static func hash(_ challenge: String) -> [UInt8] {
         Array(SHA256.hash(data: Array(challenge.utf8)))

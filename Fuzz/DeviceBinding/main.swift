@@ -4,7 +4,7 @@
 // attestation and assertion) with the clock pinned inside their validity.
 //
 // Input: the first byte picks the reader (0: a DPoP proof as the header's text; 1: an attestation object;
-// 2: an assertion), the rest is the value.
+// 2: an assertion; 3: the JSON of a proof's header or claims, `ProofJSON`), the rest is the value.
 
 import Foundation
 import FuzzSupport
@@ -56,12 +56,51 @@ func covered(_ object: [UInt8]) -> [CBOR?] {
     return [map["attStmt"]?["x5c"], map["authData"]]
 }
 
+/// A JSON value as Foundation's `JSONDecoder` reads it, in `ProofJSONValue`'s terms (an array's contents are not kept).
+enum DecodedJSON: Decodable, Equatable {
+    case string(String)
+    case number(Double)
+    case object([String: DecodedJSON])
+    case array
+    case bool(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let members = try? container.decode([String: DecodedJSON].self) {
+            self = .object(members)
+        } else {
+            _ = try container.decode([DecodedJSON].self)
+            self = .array
+        }
+    }
+
+    init(_ value: ProofJSONValue) {
+        switch value {
+        case .string(let text): self = .string(text)
+        case .number(let number): self = .number(number)
+        case .object(let members): self = .object(members.mapValues(DecodedJSON.init))
+        case .array: self = .array
+        case .bool(let flag): self = .bool(flag)
+        case .null: self = .null
+        }
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = bytes(data, size)
     guard let selector = input.first else { return 0 }
     let value = Array(input.dropFirst())
-    switch selector % 3 {
+    switch selector % 4 {
     case 0:
         let text = String(decoding: value, as: UTF8.self)
         if let proof = try? DPoPVerifier().verify(text, for: Fixture.proofTarget, accessToken: Fixture.accessToken, at: Fixture.proofTime) {
@@ -81,6 +120,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // attestation's checks do not read it (Apple's "Validating apps that connect to your server").
         if report.passed {
             invariant(covered(value) == covered(Fixture.attestationBytes), "an attestation with other certificates or authenticator data passed")
+        }
+    case 3:
+        // What the strict reader accepts, Foundation reads to the same values: no proof means one thing to chatterd
+        // and another to a decoder. (The strict reader may refuse what Foundation takes: a name twice, say.)
+        if let members = ProofJSON.object(value) {
+            let decoded = try? JSONDecoder().decode([String: DecodedJSON].self, from: Data(value))
+            invariant(decoded == members.mapValues(DecodedJSON.init), "ProofJSON read \(members), JSONDecoder \(String(describing: decoded))")
         }
     default:
         let report = AppAttestVerifier().inspectAssertion(

@@ -212,4 +212,15 @@ import X509
             _ = Base64URL.decode(String(decoding: bytes, as: UTF8.self))
         }
     }
+
+    /// A DPoP proof's JSON (a proof is at most 2 KiB; the reader is held to the same bound at 64 KiB): many
+    /// members, each name checked against the others, and a string of escapes.
+    @Test func proofJSONCostsWhatItsBytesDo() {
+        let members: (Int) -> [UInt8] = { size in Array(("{" + (0..<size / 12).map { #""m\#($0)":0"# }.joined(separator: ",") + "}").utf8) }
+        let escapes: (Int) -> [UInt8] = { size in Array((#"{"s":""# + String(repeating: #"\u00e9"#, count: size / 6 - 2) + #""}"#).utf8) }
+        for make in [members, escapes] {
+            #expect(ProofJSON.object(make(Self.limit)) != nil, "the worst case is read, not refused early")
+            Self.expectLinear(make) { bytes in _ = ProofJSON.object(bytes) }
+        }
+    }
 }

@@ -11,7 +11,7 @@ public enum Base64URL {
     }
 
     /// `decode` for text still in bytes (a part of a token read as bytes), without making a string of it.
-    /// A concrete slice, not `some Collection`: unspecialised across modules, that cost a hundred times more.
+    /// A concrete slice, not `some Collection`: unspecialised across modules, that cost forty times as much.
     public static func decode(bytes: ArraySlice<UInt8>) -> [UInt8]? {
         guard !bytes.contains(UInt8(ascii: "=")) else { return nil }
         // fail-closed: bytes that do not decode are nil, and every caller refuses a value it cannot decode

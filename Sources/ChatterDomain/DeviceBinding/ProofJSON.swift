@@ -10,8 +10,8 @@ enum ProofJSONValue: Equatable, Sendable {
 }
 
 /// Reads the two JSON objects of a DPoP proof, its header and its claims, which every request of a bound
-/// session carries. Foundation's `JSONDecoder` built a tree of boxed values for each and was a sixth of a
-/// bound refresh's CPU beyond the signature; this reads the bytes once.
+/// session carries. Foundation's `JSONDecoder` built a tree of boxed values for each, about 110,000
+/// instructions a proof (callgrind, in a release build); this reads the bytes once, in about 50,000.
 ///
 /// Strict: RFC 8259's grammar and nothing else (no comments, no trailing commas, no byte order mark), UTF-8
 /// only, no name twice in one object (RFC 7515 §4 lets a parser refuse those, and a proof has no reason to

@@ -407,6 +407,21 @@ def hash_speed(binary, cost, seconds):
     return json.loads(out.stdout)["hashes_per_second"]
 
 
+def p256_verify_us(seconds=1):
+    """Microseconds one P-256 ECDSA verification takes on one core here (`openssl speed`; BoringSSL's, in chatterd,
+    runs the same assembly), or None without openssl: the least a DPoP proof adds to a request."""
+    try:
+        out = subprocess.run(["openssl", "speed", "-seconds", str(seconds), "ecdsap256"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in out.splitlines():
+        # "256 bits ecdsa (nistp256)   0.0000s   0.0001s  38045.5  10998.4": the last figure is verifications/s.
+        if "ecdsa (nistp256)" in line:
+            return 1e6 / float(line.split()[-1])
+    return None
+
+
 def post_chatts(port, chatter_ids, count, threads=4, prefix="seed"):
     """Posts `count` chatts through /postauth from a few keep-alive connections (cheap: ~ms each)."""
     def work(k):

@@ -52,8 +52,8 @@ public struct DPoPVerifier: Sendable {
     /// the request presents, whose hash the proof must carry as `ath`; nil where none is presented (sign-in,
     /// refresh), when an `ath` is not asked for.
     public func verify(_ text: String, for target: DPoPTarget, accessToken: String?, at now: Date) throws(DPoPError) -> DPoPProof {
+        guard text.utf8.count <= Self.maximumLength else { throw .rejected(.malformed, "the proof is longer than \(Self.maximumLength) bytes") }
         let utf8 = Array(text.utf8)
-        guard utf8.count <= Self.maximumLength else { throw .rejected(.malformed, "the proof is longer than \(Self.maximumLength) bytes") }
         guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")), let secondDot = utf8[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
             !utf8[(secondDot + 1)...].contains(UInt8(ascii: ".")), let headerBytes = Base64URL.decode(bytes: utf8[..<firstDot]),
             let payloadBytes = Base64URL.decode(bytes: utf8[(firstDot + 1)..<secondDot]),

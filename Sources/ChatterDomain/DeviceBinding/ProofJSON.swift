@@ -15,8 +15,10 @@ enum ProofJSONValue: Equatable, Sendable {
 ///
 /// Strict: RFC 8259's grammar and nothing else (no comments, no trailing commas, no byte order mark), UTF-8
 /// only, no name twice in one object (RFC 7515 §4 lets a parser refuse those, and a proof has no reason to
-/// repeat one), no number that is not finite, and nesting at most `maximumDepth` deep. Anything else is nil.
-/// What it accepts, `JSONDecoder` reads to the same values (the `device-binding` fuzz target checks it).
+/// repeat one; names are compared as Swift strings, so two canonically equivalent spellings are one name
+/// too), no number that is not finite, and nesting at most `maximumDepth` deep. Anything else is nil.
+/// What it accepts, `JSONDecoder` reads to the same strings, numbers, booleans and objects (an array's
+/// contents are checked, not kept or compared): the `device-binding` fuzz target checks it.
 struct ProofJSON {
     static let maximumDepth = 4
     private struct Malformed: Error {}

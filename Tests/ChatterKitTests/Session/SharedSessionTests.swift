@@ -162,7 +162,8 @@ import Testing
                 let script = """
                     end=$(( $(date +%s) + \(seconds) ))
                     while [ "$(date +%s)" -lt "$end" ]; do
-                      if "\(chatter)" whoami --json >/dev/null 2>"$CHATTER_HOME/err-$$"; then echo ok; else echo "failed $(cat "$CHATTER_HOME/err-$$")"; fi
+                      # With --json a failure is reported on stdout: kept with the exit status and stderr.
+                      if out=$("\(chatter)" whoami --json 2>"$CHATTER_HOME/err-$$"); then echo ok; else echo "failed (exit $?): $out $(cat "$CHATTER_HOME/err-$$")"; fi
                     done
                     """
                 let outcomes = try await withThrowingTaskGroup(of: ChildProcess.Outcome.self) { group in

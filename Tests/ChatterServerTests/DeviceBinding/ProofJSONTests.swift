@@ -57,6 +57,8 @@ import Testing
             #"{"a":"\ud83d\u0041"}"#, #"{"a":"\ude00"}"#, #"{"a":"abc}"#, #"{"a":"abc\"}"#,
             // The same name twice: one reader takes the first `alg`, another the last.
             #"{"alg":"ES256","alg":"none"}"#, #"{"jwk":{"x":"a","x":"b"}}"#, #"{"a":1,"\u0061":2}"#,
+            // Two spellings of é (precomposed, and e with a combining accent) are one name to Swift's strings.
+            #"{"\u00e9":1,"e\u0301":2}"#,
             // Deeper than four.
             #"{"a":{"b":{"c":{"d":{"e":1}}}}}"#, #"{"a":[[[[1]]]]}"#,
         ]
@@ -80,6 +82,7 @@ import Testing
         let url = "https://server.example.com/token"
         for proof in [
             key.proof("POST", url, at: now, header: ["extra": #","alg":"none""#]),
+            key.proof("POST", url, at: now, header: ["alg": "none", "extra": #","alg":"ES256""#]),
             key.proof("POST", url, at: now, header: ["extra": #","typ":"dpop+jwt""#]),
             key.proof("POST", url, at: now, header: ["jwk-extra": #","x":"AAAA""#]),
             key.proof("POST", url, at: now, claims: ["htm": #""GET""#]),
@@ -90,6 +93,37 @@ import Testing
         // Escapes and spacing are JSON's own: the same members spelt another way verify.
         let spelt = key.proof("POST", url, at: now, claims: ["extra": #" { "nested" : [ true, null ] } "#])
         #expect((try? DPoPVerifier().verify(spelt, for: target, accessToken: nil, at: now)) != nil)
+    }
+
+    /// Optional members given in another form than a string: `crit` and `d` in any form (null too) refuse the
+    /// proof, `ath` and `nonce` as null are absent, and a key that is not an object is no key.
+    @Test func membersInAnotherFormAreRefusedOrAbsent() {
+        let key = DPoPTestKey()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let target = DPoPTarget(method: "POST", authority: "server.example.com", path: "/token")
+        let url = "https://server.example.com/token"
+        let cases: [(String, DPoPCheck?)] = [
+            (key.proof("POST", url, at: now, header: ["extra": #","crit":null"#]), .malformed),
+            (key.proof("POST", url, at: now, header: ["extra": #","crit":"exp""#]), .malformed),
+            (key.proof("POST", url, at: now, header: ["jwk-extra": #","d":null"#]), .key),
+            (key.proof("POST", url, at: now, header: ["whole": #"{"typ":"dpop+jwt","alg":"ES256","jwk":"EC"}"#]), .malformed),
+            (key.proof("POST", url, at: now, claims: ["iat": "0"]), .malformed),
+            (key.proof("POST", url, at: now, claims: ["ath": "null", "nonce": "null"]), nil),
+            (key.proof("POST", url, at: now, claims: ["ath": "1"]), .malformed),
+        ]
+        for (proof, check) in cases {
+            do {
+                _ = try DPoPVerifier().verify(proof, for: target, accessToken: nil, at: now)
+                #expect(check == nil, "accepted \(proof)")
+            } catch {
+                #expect(DPoPProofTests.check(of: { throw error }) == check, "\(proof)")
+            }
+        }
+        // A null `ath` is no hash: refused where a token is presented.
+        #expect(
+            DPoPProofTests.check(of: {
+                try DPoPVerifier().verify(key.proof("POST", url, at: now, claims: ["ath": "null"]), for: target, accessToken: "t", at: now)
+            }) == .accessTokenHash)
     }
 
     /// `htu` read as bytes: the request's own URL in any case of scheme and host, a default port spelt or
@@ -108,12 +142,18 @@ import Testing
             "https//server.example.com/token", "https://@server.example.com/token", "https://user@server.example.com/token",
             "https://server.example.com/%74oken", "https://server%2Eexample.com/token", "wss://server.example.com/token",
             "https://server.example.com\u{212A}/token", "https://server.example.co\u{1D5C6}/token", "", ":", "https://",
-            "https://server.example.com/token" + String(repeating: "a", count: 1024),
+            "https://server.example.com/token" + String(repeating: "a", count: 1024), "https://server.example.com:443:443/token",
+            "https://server.example.com:0443/token", "https://server.example.com./token", "https://server.example.com?/token",
+            "https://server.example.com\t/token", "https://server.example.com\\@evil.example/token", "https://evil.example\\.server.example.com/token",
         ] {
             #expect(!DPoPVerifier.names(htu, target), "\(htu)")
         }
         // The request's authority is read the same way: its default port and its case do not matter.
         #expect(DPoPVerifier.names("https://h.example/token", DPoPTarget(method: "POST", authority: "H.Example:443", path: "/token")))
         #expect(DPoPVerifier.names("http://[::1]:8080/token", DPoPTarget(method: "POST", authority: "[::1]:8080", path: "/token")))
+        #expect(DPoPVerifier.names("https://[::1]:443/token", DPoPTarget(method: "POST", authority: "[::1]", path: "/token")))
+        // Another port than the default is part of the authority, spelt on both sides.
+        #expect(DPoPVerifier.names("http://h.example:443/token", DPoPTarget(method: "POST", authority: "h.example:443", path: "/token")))
+        #expect(!DPoPVerifier.names("http://h.example:443/token", DPoPTarget(method: "POST", authority: "h.example", path: "/token")))
     }
 }

@@ -214,11 +214,14 @@ import X509
     }
 
     /// A DPoP proof's JSON (a proof is at most 2 KiB; the reader is held to the same bound at 64 KiB): many
-    /// members, each name checked against the others, and a string of escapes.
+    /// members, each name checked against the others, a string of escapes, a long number, a long name.
     @Test func proofJSONCostsWhatItsBytesDo() {
         let members: (Int) -> [UInt8] = { size in Array(("{" + (0..<size / 12).map { #""m\#($0)":0"# }.joined(separator: ",") + "}").utf8) }
         let escapes: (Int) -> [UInt8] = { size in Array((#"{"s":""# + String(repeating: #"\u00e9"#, count: size / 6 - 2) + #""}"#).utf8) }
-        for make in [members, escapes] {
+        // A number of 64 KiB (it reads as 0: finite), and a name of combining accents (hashed as Swift strings are).
+        let digits: (Int) -> [UInt8] = { size in Array((#"{"n":0."# + String(repeating: "0", count: size - 16) + "1}").utf8) }
+        let accents: (Int) -> [UInt8] = { size in Array(("{\"e" + String(repeating: "\u{0301}", count: size / 2 - 8) + "\":1}").utf8) }
+        for make in [members, escapes, digits, accents] {
             #expect(ProofJSON.object(make(Self.limit)) != nil, "the worst case is read, not refused early")
             Self.expectLinear(make) { bytes in _ = ProofJSON.object(bytes) }
         }

@@ -98,10 +98,13 @@ import Testing
 
     /// `chatterd admin` on the SQLite file chatterd serves is another process with a connection of its
     /// own: its changes reach the serving process's caches through `ExternalWrites`, which looks every 250 ms.
-    /// The bound leaves room for a whole parallel suite on two cores, under which this measured up to 2.2 s
-    /// (1.1 s alone); a change noticed only at the next start, or never, fails it.
-    @Test func anotherProcessEndingSessionsOrDeletingAnAccountOnTheSQLiteFileIsHonouredWithinThreeSeconds() async throws {
+    /// The watcher must be what noticed (its count moves), and within a bound that leaves room for a whole
+    /// parallel suite on two cores: this measured 1.1 s alone, up to 2.2 s in the suite, and 3.06 s once in
+    /// a fresh clone's first run, when a 3 s bound failed it. A change noticed only at the next start, or
+    /// never, still fails it.
+    @Test func anotherProcessEndingSessionsOrDeletingAnAccountOnTheSQLiteFileIsHonouredWithinSeconds() async throws {
         try await Harness.run { h async throws in
+            let sqlite = try #require(h.store as? SQLiteStore)
             let session = try await h.nativeSignIn(subject: "7", name: "Mallory")
             let userID = try #require(UUID(uuidString: session.user.id))
             #expect(try await h.post(NativePath.chatts, NewChattRequest(message: "soon gone"), bearer: session.accessToken).status == .created)
@@ -109,20 +112,22 @@ import Testing
             #expect(try await h.get(NativePath.me, bearer: session.accessToken).status == .ok)
             #expect(String(buffer: try await h.get("/getchatts").body).contains("soon gone"))
 
+            let looked = sqlite.externalWrites.count
             let other = try await SQLiteStore.open(path: h.databasePath)
             let ended = try await other.whileRunning(logger: other.quietLogger) {
                 try await AdminService(store: other, logger: other.quietLogger).endSessions(of: userID, by: operatorLogin)
             }
             #expect(ended == 1)
             let refusedAfter = try await h.waitUntil { try await h.get(NativePath.me, bearer: session.accessToken).status == .unauthorized }
-            #expect(refusedAfter < .seconds(3), "the serving process refused the ended session after \(refusedAfter)")
+            #expect(sqlite.externalWrites.count > looked, "the watcher noticed the other process's write")
+            #expect(refusedAfter < .seconds(10), "the serving process refused the ended session after \(refusedAfter)")
 
             let again = try await SQLiteStore.open(path: h.databasePath)
             try await again.whileRunning(logger: again.quietLogger) {
                 try await AdminService(store: again, logger: again.quietLogger).delete(userID: userID, by: operatorLogin)
             }
             let goneAfter = try await h.waitUntil { !String(buffer: try await h.get("/getchatts").body).contains("soon gone") }
-            #expect(goneAfter < .seconds(3), "the deleted account's chatt left the cached timeline after \(goneAfter)")
+            #expect(goneAfter < .seconds(10), "the deleted account's chatt left the cached timeline after \(goneAfter)")
         }
     }
 }
@@ -136,8 +141,8 @@ extension Harness {
     func waitUntil(_ condition: () async throws -> Bool) async throws -> Duration {
         let started = ContinuousClock.now
         while try await !condition() {
-            guard started.duration(to: .now) < .seconds(5) else {
-                Issue.record("the condition did not hold within 5 s")
+            guard started.duration(to: .now) < .seconds(12) else {
+                Issue.record("the condition did not hold within 12 s")
                 break
             }
             try await Task.sleep(for: .milliseconds(10))

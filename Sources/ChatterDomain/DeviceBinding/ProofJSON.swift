@@ -95,18 +95,26 @@ struct ProofJSON {
         guard take(UInt8(ascii: "]")) else { throw Malformed() }
     }
 
-    /// A string from its opening quote: escapes decoded, UTF-8 checked, control characters refused.
+    /// A string from its opening quote: escapes decoded, UTF-8 checked, control characters refused. Runs of plain
+    /// bytes are copied whole, at a quote or an escape.
     private mutating func string() throws(Malformed) -> String {
         index += 1
-        let start = index
-        // Most strings have no escape: their bytes are the value.
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
-            guard bytes[index] >= 0x20 else { throw Malformed() }
-            index += 1
-        }
-        guard index < bytes.count else { throw Malformed() }
-        var utf8 = Array(bytes[start..<index])
-        while bytes[index] == UInt8(ascii: "\\") {
+        var utf8: [UInt8] = []
+        var run = index
+        while true {
+            guard index < bytes.count else { throw Malformed() }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                utf8.append(contentsOf: bytes[run..<index])
+                index += 1
+                break
+            }
+            guard byte == UInt8(ascii: "\\") else {
+                guard byte >= 0x20 else { throw Malformed() }
+                index += 1
+                continue
+            }
+            utf8.append(contentsOf: bytes[run..<index])
             index += 1
             guard index < bytes.count else { throw Malformed() }
             let escape = bytes[index]
@@ -121,14 +129,8 @@ struct ProofJSON {
             case UInt8(ascii: "u"): Unicode.UTF8.encode(try unicodeEscape()) { utf8.append($0) }
             default: throw Malformed()
             }
-            while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
-                guard bytes[index] >= 0x20 else { throw Malformed() }
-                utf8.append(bytes[index])
-                index += 1
-            }
-            guard index < bytes.count else { throw Malformed() }
+            run = index
         }
-        index += 1
         guard let text = String(validating: utf8, as: UTF8.self) else { throw Malformed() }
         return text
     }

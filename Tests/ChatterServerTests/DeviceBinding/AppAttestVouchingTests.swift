@@ -72,6 +72,17 @@ import Testing
         return try h.decode([SessionInfo].self, list)
     }
 
+    /// A server that names no apps (or stopped naming them) reads no assertion: an app still sending one, even one
+    /// that would fail every check, signs in as before, recorded without an app.
+    @Test func aServerNamingNoAppsIgnoresTheHeader() async throws {
+        let install = Install(device: try SimulatedAppAttest(now: TestClock().now))
+        try await Harness.run { h in
+            let response = try await signIn(h, install, assertion: "not.an.assertion")
+            try #require(response.status == .ok, "\(String(buffer: response.body))")
+            #expect(try await listed(h, response, install).map(\.attestedApp) == [nil])
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func aSignInVouchedForRecordsItsAppAndEachAssertionWorksOnce(backend: StoreBackend) async throws {
         let device = try SimulatedAppAttest(now: TestClock().now)

@@ -67,7 +67,10 @@ import Testing
         ] {
             #expect(Self.check(of: { try verifier.verify(tampered, for: target, accessToken: nil, at: at) }) == .signature)
         }
-        for malformed in ["", "a.b", parts[0] + "." + parts[1], proof + ".x", String(repeating: "A", count: 3000), "\u{1F600}.\u{1F600}.\u{1F600}"] {
+        for malformed in [
+            "", "a.b", parts[0] + "." + parts[1], proof + ".x", proof + "=", parts[0] + "=." + parts[1] + "." + parts[2], String(repeating: "A", count: 3000),
+            "\u{1F600}.\u{1F600}.\u{1F600}",
+        ] {
             #expect(Self.check(of: { try verifier.verify(malformed, for: token, accessToken: nil, at: at) }) == .malformed)
         }
     }

@@ -9,6 +9,14 @@ import Testing
 @testable import ChatterServer
 @testable import ChatterStorage
 
+/// One process's client over the file store in `directory`, taking turns through `lock` (by default a lock
+/// file beside it).
+private func shared(_ server: LiveServer, directory: String, transport: any HTTPTransport, lock: String? = nil) -> ChatterClient {
+    ChatterClient(
+        api: server.api(transport: transport), store: FileStore(directory: directory),
+        coordinator: FileLockCoordinator(path: lock ?? directory + "/session.lock"), now: server.clock.function)
+}
+
 /// An app and its extensions (here: clients with their own memory, and real `chatter` processes) sharing one
 /// stored session take turns refreshing it, and adopt what another stored, so none presents a retired
 /// refresh token and chatterd never sees reuse (issue "ChatterKit on a real iPhone", item 3).
@@ -17,14 +25,6 @@ import Testing
     func pair(_ server: LiveServer, directory: String, now: @escaping @Sendable () -> Date) -> (ChatterClient, ChatterClient, CountingTransport) {
         let counter = CountingTransport()
         return (shared(server, directory: directory, transport: counter), shared(server, directory: directory, transport: counter), counter)
-    }
-
-    /// One process's client over the file store in `directory`, taking turns through `lock` (by default a lock
-    /// file beside it).
-    func shared(_ server: LiveServer, directory: String, transport: any HTTPTransport, lock: String? = nil) -> ChatterClient {
-        ChatterClient(
-            api: server.api(transport: transport), store: FileStore(directory: directory),
-            coordinator: FileLockCoordinator(path: lock ?? directory + "/session.lock"), now: server.clock.function)
     }
 
     @Test func twoProcessesWithAnExpiringTokenRefreshOnceBetweenThem() async throws {
@@ -241,6 +241,48 @@ import Testing
                 #expect(await app.sessions.currentSession == widget.sessions.currentSession)
                 #expect(try await FileStore(directory: directory).read(StoreKey.refreshLease) == nil, "given back")
                 #expect(try await server.store.auditEvents(userID: nil).contains { $0.event == "refresh_reused" } == false)
+            }
+        }
+    }
+
+    /// The other process's refresh retires this one's access token on the server before its answer is stored: the
+    /// 401 for that token says nothing about the session while the lease is held (seen as `chatter whoami`
+    /// printing "signed out" twice in 781 runs of `fourProcessesShareOneSession`, and deleting the stored session
+    /// until the refreshing process stored it again).
+    @Test func aTokenRefusedWhileAnotherProcessRefreshesWaitsForItsAnswerInsteadOfSigningOut() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let gate = GateTransport(path: NativePath.refresh, holdingAnswers: true)
+                let app = shared(server, directory: directory, transport: gate)
+                let widget = shared(server, directory: directory, transport: URLSessionTransport())
+                try await app.signInByEmail(on: server)
+                _ = try await widget.me()
+
+                let refreshing = Task { try await app.sessions.refresh() }
+                #expect(await eventually { gate.waiting == 1 }, "the server rotated; the app has not heard yet")
+                let reading = Task { try await widget.me() }
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await FileStore(directory: directory).read(StoreKey.session) != nil, "the widget deleted nothing")
+                gate.open()
+                _ = try await refreshing.value
+                #expect(try await reading.value.email == "ada@example.com", "the widget adopted the app's answer")
+                #expect(await widget.sessions.currentSession == app.sessions.currentSession)
+                #expect(try await server.store.auditEvents(userID: nil).contains { $0.event == "refresh_reused" } == false)
+            }
+        }
+    }
+
+    /// Without a lease, a refused token still ends the session here: the wait is for a refresh under way only.
+    @Test func aTokenRefusedWithNoRefreshUnderWayStillSignsOut() async throws {
+        try await LiveServer.run(accessLifetime: 300) { server in
+            try await withTemporaryDirectory { directory in
+                let app = shared(server, directory: directory, transport: URLSessionTransport())
+                try await app.signInByEmail(on: server)
+                let laptop = server.client()
+                try await laptop.signInByEmail(on: server)
+                #expect(try await laptop.sessions.signOut(all: true))
+                await #expect(throws: ChatterError.signedOut(.revoked)) { try await app.me() }
+                #expect(try await FileStore(directory: directory).read(StoreKey.session) == nil)
             }
         }
     }

@@ -48,14 +48,17 @@ final class EventLog: Sendable {
     deinit { task.withLock { $0?.cancel() } }
 }
 
-/// Holds requests to one path until released, to catch a request in flight.
+/// Holds requests to one path until released, to catch a request in flight; with `holdingAnswers`, the request
+/// reaches the server and its answer is what is held (the server has acted, the client does not know yet).
 final class GateTransport: HTTPTransport {
     let inner: any HTTPTransport
     let path: String
+    let holdingAnswers: Bool
     private let state = Mutex<(waiting: Int, open: Bool)>((0, false))
 
-    init(path: String, _ inner: any HTTPTransport = URLSessionTransport()) {
+    init(path: String, holdingAnswers: Bool = false, _ inner: any HTTPTransport = URLSessionTransport()) {
         self.path = path
+        self.holdingAnswers = holdingAnswers
         self.inner = inner
     }
 
@@ -63,10 +66,11 @@ final class GateTransport: HTTPTransport {
     func open() { state.withLock { $0.open = true } }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.url.path == path {
-            state.withLock { $0.waiting += 1 }
-            while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
-        }
+        guard request.url.path == path else { return try await inner.send(request) }
+        let answer = holdingAnswers ? try await inner.send(request) : nil
+        state.withLock { $0.waiting += 1 }
+        while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+        if let answer { return answer }
         return try await inner.send(request)
     }
 }

@@ -187,8 +187,9 @@ extension SessionManager {
         broadcast(.refreshed(stored.publicView))
     }
 
-    /// What to retry with after `error`, or the error to give up with.
-    func recover(from error: any Error, using used: StoredSession, mayRefresh: Bool = true) async throws -> StoredSession {
+    /// What to retry with after `error`, or the error to give up with. `waited`: whether another process's refresh
+    /// was already waited for.
+    func recover(from error: any Error, using used: StoredSession, mayRefresh: Bool = true, waited: Bool = false) async throws -> StoredSession {
         guard case ChatterError.server(401, let body) = error else { throw error }
         // A refresh under way retires the old access token on the server before its answer reaches us, so
         // a 401 for the old token then says nothing about the session: wait for the refresh and retry.
@@ -207,10 +208,29 @@ extension SessionManager {
             return try await refresh(from: used)
         }
         guard let reason = Self.terminalReason(body, kind: used.kind, provesKey: api.dpop != nil) else { throw error }
+        // So can another process's refresh whose answer is not stored yet: once it is given back, everything above is
+        // looked at again (this process may have signed in or out meanwhile). One wait: a later lease is a later
+        // refresh, which finds the answer of this one stored.
+        if !waited, try await waitForRefreshElsewhere() {
+            return try await recover(from: error, using: used, mayRefresh: mayRefresh, waited: true)
+        }
         if session?.accessToken == used.accessToken, await !clear(reason, ending: used), let session {
             return session
         }
         throw ChatterError.signedOut(reason)
+    }
+
+    /// Waits while another process sharing the store holds the refresh lease; returns whether it did. Only the lease
+    /// is read (no Face ID-protected session); a lease ends within `RefreshLease.lifetime`, or with its process.
+    /// Throws `CancellationError` when the caller's task is cancelled meanwhile.
+    private func waitForRefreshElsewhere() async throws -> Bool {
+        guard coordinator != nil, !unsaved else { return false }
+        var waited = false
+        while let lease = await RefreshLease.read(from: store), lease.owner != leaseOwner, lease.holds(at: Date()) {
+            try await Task.sleep(for: .milliseconds(20))
+            waited = true
+        }
+        return waited
     }
 
     /// For the app coming to the foreground: refreshes a native session whose access token is (nearly) over,

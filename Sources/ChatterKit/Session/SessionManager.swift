@@ -295,45 +295,23 @@ public actor SessionManager {
 
     /// Forgets the session here and tells listeners why. With `ending`, the session the server refused: when
     /// another process sharing the store has stored a newer one since, that one is adopted instead, since it is
-    /// not the one refused; while another process holds the refresh lease, its answer is waited for, since its
-    /// refresh retires `ending`'s access token on the server before the answer is stored. Returns whether this
-    /// device is now signed out.
+    /// not the one refused. Returns whether this device is now signed out.
     @discardableResult
     func clear(_ reason: SignOutReason, ending: StoredSession? = nil) async -> Bool {
-        while true {
-            let step: ClearStep? = try? await takingTurn(orUnlocked: true) {
-                if let ending, self.coordinator != nil, await !self.unsaved {
-                    if let stored = try? await self.readStored(), stored.differs(from: ending) { return .adopt(stored) }
-                    if let lease = await RefreshLease.read(from: self.store), lease.owner != self.leaseOwner, lease.holds(at: Date()) {
-                        return .wait
-                    }
-                }
-                await self.forget()
-                return .ended
+        let newer: StoredSession? = try? await takingTurn(orUnlocked: true) {
+            if let ending, self.coordinator != nil, await !self.unsaved, let stored = try? await self.readStored(), stored.differs(from: ending) {
+                return stored
             }
-            switch step {
-            case .wait:
-                // Bounded: a lease holds for `RefreshLease.lifetime` at most, and not past its process.
-                try? await Task.sleep(for: .milliseconds(20))
-            case .adopt(let newer):
-                session = newer
-                broadcast(.refreshed(newer.publicView))
-                return false
-            case .ended, nil:
-                broadcast(.signedOut(reason))
-                return true
-            }
+            await self.forget()
+            return nil
         }
-    }
-
-    /// What `clear(_:ending:)` decided in the turn.
-    private enum ClearStep: Sendable {
-        /// Another process stored a newer session: it is this one's now.
-        case adopt(StoredSession)
-        /// Another process's refresh is under way: what it stores decides.
-        case wait
-        /// Forgotten here.
-        case ended
+        if let newer {
+            session = newer
+            broadcast(.refreshed(newer.publicView))
+            return false
+        }
+        broadcast(.signedOut(reason))
+        return true
     }
 
     func forget() async {

@@ -245,30 +245,64 @@ private func shared(_ server: LiveServer, directory: String, transport: any HTTP
         }
     }
 
-    /// The other process's refresh retires this one's access token on the server before its answer is stored: the
-    /// 401 for that token says nothing about the session while the lease is held (seen as `chatter whoami`
-    /// printing "signed out" twice in 781 runs of `fourProcessesShareOneSession`, and deleting the stored session
-    /// until the refreshing process stored it again).
-    @Test func aTokenRefusedWhileAnotherProcessRefreshesWaitsForItsAnswerInsteadOfSigningOut() async throws {
+    /// The app's refresh has reached chatterd, retiring the widget's access token, and its answer is held at `gate`;
+    /// the widget's `reading` (`me()`) has been refused. `body` goes on from there.
+    private func refusedWhileTheAppRefreshes(
+        _ body:
+            @Sendable (
+                _ server: LiveServer, _ directory: String, _ app: ChatterClient, _ widget: ChatterClient, _ seen: CountingTransport,
+                _ gate: GateTransport, _ refreshing: Task<AuthSession, any Error>, _ reading: Task<UserProfile, any Error>
+            ) async throws -> Void
+    ) async throws {
         try await LiveServer.run(accessLifetime: 300) { server in
             try await withTemporaryDirectory { directory in
                 let gate = GateTransport(path: NativePath.refresh, holdingAnswers: true)
                 let app = shared(server, directory: directory, transport: gate)
-                let widget = shared(server, directory: directory, transport: URLSessionTransport())
+                let seen = CountingTransport()
+                let widget = shared(server, directory: directory, transport: seen)
                 try await app.signInByEmail(on: server)
                 _ = try await widget.me()
 
                 let refreshing = Task { try await app.sessions.refresh() }
                 #expect(await eventually { gate.waiting == 1 }, "the server rotated; the app has not heard yet")
                 let reading = Task { try await widget.me() }
-                try await Task.sleep(for: .milliseconds(300))
-                #expect(try await FileStore(directory: directory).read(StoreKey.session) != nil, "the widget deleted nothing")
-                gate.open()
-                _ = try await refreshing.value
-                #expect(try await reading.value.email == "ada@example.com", "the widget adopted the app's answer")
-                #expect(await widget.sessions.currentSession == app.sessions.currentSession)
-                #expect(try await server.store.auditEvents(userID: nil).contains { $0.event == "refresh_reused" } == false)
+                #expect(await eventually { seen.answered(NativePath.me) == 2 }, "the widget's token was refused")
+                try await body(server, directory, app, widget, seen, gate, refreshing, reading)
             }
+        }
+    }
+
+    /// The other process's refresh retires this one's access token on the server before its answer is stored: the
+    /// 401 for that token says nothing about the session while the lease is held (seen as `chatter whoami`
+    /// printing "signed out" twice in 781 runs of `fourProcessesShareOneSession`, and deleting the stored session
+    /// until the refreshing process stored it again).
+    @Test func aTokenRefusedWhileAnotherProcessRefreshesWaitsForItsAnswerInsteadOfSigningOut() async throws {
+        try await refusedWhileTheAppRefreshes { server, directory, app, widget, seen, gate, refreshing, reading in
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await FileStore(directory: directory).read(StoreKey.session) != nil, "the widget deleted nothing")
+            #expect(seen.count(NativePath.me) == 2, "nor asked again before the app's answer is stored")
+            gate.open()
+            _ = try await refreshing.value
+            #expect(try await reading.value.email == "ada@example.com", "the widget adopted the app's answer")
+            #expect(await widget.sessions.currentSession == app.sessions.currentSession)
+            #expect(try await server.store.auditEvents(userID: nil).contains { $0.event == "refresh_reused" } == false)
+        }
+    }
+
+    /// A caller that gives up (a view gone, its task cancelled) while waiting for the other's answer leaves the
+    /// session as it is: nothing deleted, no sign-out told.
+    @Test func aCancelledCallerWaitingForAnotherProcessesRefreshLeavesTheSessionAlone() async throws {
+        try await refusedWhileTheAppRefreshes { _, directory, _, widget, _, gate, refreshing, reading in
+            let events = EventLog(await widget.sessions.events())
+            reading.cancel()
+            await #expect(throws: CancellationError.self) { try await reading.value }
+            #expect(await widget.sessions.currentSession != nil)
+            #expect(try await FileStore(directory: directory).read(StoreKey.session) != nil)
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!events.all.contains { if case .signedOut = $0 { true } else { false } })
+            gate.open()
+            _ = try await refreshing.value
+            #expect(try await widget.me().email == "ada@example.com")
         }
     }
 

@@ -165,16 +165,22 @@ struct LiveServer: Sendable {
 final class CountingTransport: HTTPTransport {
     let inner: any HTTPTransport
     private let counts = Mutex<[String: Int]>([:])
+    private let answers = Mutex<[String: Int]>([:])
 
     init(_ inner: any HTTPTransport = URLSessionTransport()) {
         self.inner = inner
     }
 
+    /// Requests sent to `path`.
     func count(_ path: String) -> Int { counts.withLock { $0[path, default: 0] } }
+    /// Answers received from `path`.
+    func answered(_ path: String) -> Int { answers.withLock { $0[path, default: 0] } }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         counts.withLock { $0[request.url.path, default: 0] += 1 }
-        return try await inner.send(request)
+        let response = try await inner.send(request)
+        answers.withLock { $0[request.url.path, default: 0] += 1 }
+        return response
     }
 }
 

@@ -166,17 +166,21 @@ struct ProofJSON {
         return value
     }
 
-    /// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite.
+    /// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite, and not rounded to zero
+    /// from digits that are not all zero (`1e-400`): Foundation's `JSONDecoder` refuses that underflow, so taking it
+    /// as 0 would be a reading the two disagree on.
     private mutating func number() throws(Malformed) -> Double {
         let start = index
         _ = take(UInt8(ascii: "-"))
         if !take(UInt8(ascii: "0")) { guard digits() > 0 else { throw Malformed() } }
         if take(UInt8(ascii: ".")) { guard digits() > 0 else { throw Malformed() } }
+        let significand = start..<index
         if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
             _ = take(UInt8(ascii: "+")) || take(UInt8(ascii: "-"))
             guard digits() > 0 else { throw Malformed() }
         }
         guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else { throw Malformed() }
+        if value == 0, bytes[significand].contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) { throw Malformed() }
         return value
     }
 

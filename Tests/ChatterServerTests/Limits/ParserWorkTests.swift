@@ -218,8 +218,9 @@ import X509
     @Test func proofJSONCostsWhatItsBytesDo() {
         let members: (Int) -> [UInt8] = { size in Array(("{" + (0..<size / 12).map { #""m\#($0)":0"# }.joined(separator: ",") + "}").utf8) }
         let escapes: (Int) -> [UInt8] = { size in Array((#"{"s":""# + String(repeating: #"\u00e9"#, count: size / 6 - 2) + #""}"#).utf8) }
-        // A number of 64 KiB (it reads as 0: finite), and a name of combining accents (hashed as Swift strings are).
-        let digits: (Int) -> [UInt8] = { size in Array((#"{"n":0."# + String(repeating: "0", count: size - 16) + "1}").utf8) }
+        // A number of 64 KiB (it reads as 0.1: finite, not an underflow), and a name of combining accents (hashed as
+        // Swift strings are).
+        let digits: (Int) -> [UInt8] = { size in Array((#"{"n":0.1"# + String(repeating: "0", count: size - 16) + "}").utf8) }
         let accents: (Int) -> [UInt8] = { size in Array(("{\"e" + String(repeating: "\u{0301}", count: size / 2 - 8) + "\":1}").utf8) }
         for make in [members, escapes, digits, accents] {
             #expect(ProofJSON.object(make(Self.limit)) != nil, "the worst case is read, not refused early")

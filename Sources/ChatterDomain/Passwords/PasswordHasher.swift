@@ -86,8 +86,9 @@ public final class PasswordHasher: Sendable {
     }
 
     /// Runs `work` on a hashing thread: at once when one is free, else after every waiting hash of a
-    /// recognised client and then in order; refused (`Busy`) when its lane's share of the queue is full.
-    private func run<T: Sendable>(_ lane: Lane, owner: String? = nil, _ work: @escaping @Sendable () -> T) async throws -> T {
+    /// recognised client and then in order; refused (`Busy`) when its lane's share of the queue is full. Internal,
+    /// not private, so tests can see the order work starts in on the hashing thread.
+    func run<T: Sendable>(_ lane: Lane, owner: String? = nil, _ work: @escaping @Sendable () -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let queuedAt = ContinuousClock.now
             let job = Job(

@@ -109,7 +109,7 @@ extension SessionManager {
     private func decide(_ used: StoredSession) async throws -> RefreshStep {
         var stored: StoredSession?
         if coordinator != nil {
-            if let lease = await RefreshLease.read(from: store), lease.owner != leaseOwner, lease.holds(at: Date()) { return .wait }
+            if await refreshingElsewhere() { return .wait }
             if !unsaved, await storedStillHolds(used) {
                 // Nobody wrote since `used` was read, as its unprotected stamp says: the Face ID-protected session is
                 // not read again (a prompt in the foreground, a failure in the background).
@@ -226,11 +226,17 @@ extension SessionManager {
     private func waitForRefreshElsewhere() async throws -> Bool {
         guard coordinator != nil, !unsaved else { return false }
         var waited = false
-        while let lease = await RefreshLease.read(from: store), lease.owner != leaseOwner, lease.holds(at: Date()) {
+        while await refreshingElsewhere() {
             try await Task.sleep(for: .milliseconds(20))
             waited = true
         }
         return waited
+    }
+
+    /// Whether another process sharing the store holds a refresh lease that is still to be waited for.
+    private func refreshingElsewhere() async -> Bool {
+        guard let lease = await RefreshLease.read(from: store) else { return false }
+        return lease.owner != leaseOwner && lease.holds(at: Date())
     }
 
     /// For the app coming to the foreground: refreshes a native session whose access token is (nearly) over,
